@@ -1,0 +1,58 @@
+# deskpilot — build, run and test on Debian.
+# `make run` and `make test` do all the set-up themselves (see README.md).
+
+GO        ?= go
+BIN       := bin/deskpilot
+PKGS      := ./...
+SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# Debian packages the build, the app and the tests need.
+DEB_PKGS  := gcc pkg-config xvfb openbox xdotool x11-utils x11-xserver-utils xterm xclip \
+             libx11-dev libxtst-dev libpng-dev libxkbcommon-dev libxkbcommon-x11-dev \
+             libx11-xcb-dev libxcb-xkb-dev libgl1-mesa-dev xorg-dev \
+             python3 python3-tk imagemagick scrot python3-pil fonts-dejavu-core \
+             fonts-noto-cjk
+export CGO_ENABLED := 1
+
+.PHONY: all deps build run test test-short vet lint bench fmt clean
+
+all: build
+
+## deps: install the missing Debian packages (nothing when all are there)
+deps:
+	@missing=$$(for p in $(DEB_PKGS); do \
+	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; \
+	  done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:" $$missing; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+
+## build: compile bin/deskpilot
+build: deps
+	$(GO) build -o $(BIN) .
+
+## run: set up, build and open the app
+run: build
+	./$(BIN)
+
+## test: set up, vet, and run every test with the race detector on private X displays
+test: deps vet
+	$(GO) test -race -count=1 -timeout 40m $(PKGS)
+
+vet:
+	$(GO) vet $(PKGS)
+
+## lint: gofmt check + vet
+lint: vet
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+## bench: benchmarks against the peer pipelines (see docs/benchmarks.md)
+bench: deps
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./vision/... ./actions/... ./agent/...
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+clean:
+	rm -rf bin

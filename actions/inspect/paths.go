@@ -1,0 +1,207 @@
+package inspect
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// location is a checked path: a file or folder on disk, or a member of a zip
+// archive on disk.
+type location struct {
+	real   string // symlinks resolved; the archive for a member
+	member string // slash-separated path inside the archive; "" for a file
+	dir    bool
+}
+
+// expand turns "~/x" into home/x and a relative path into one under the first
+// root (or home).
+func (in *Inspector) expand(p string) string {
+	p = strings.TrimSpace(p)
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		return filepath.Join(in.opts.Home, p[1:])
+	}
+	if !filepath.IsAbs(p) {
+		base := in.opts.Home
+		if len(in.roots) > 0 {
+			base = in.roots[0]
+		}
+		return filepath.Join(base, p)
+	}
+	return filepath.Clean(p)
+}
+
+// realPath is the absolute path with every symlink resolved.
+func realPath(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(abs)
+}
+
+// within reports whether p is dir or below it.
+func within(p, dir string) bool {
+	return p == dir || dir == string(filepath.Separator) || strings.HasPrefix(p, dir+string(filepath.Separator))
+}
+
+// allowed checks a resolved path against the deny list and the roots.
+func (in *Inspector) allowed(real, asked string) error {
+	for _, d := range in.deny {
+		if within(real, d) {
+			return fmt.Errorf("inspect: %s is %w (%s); the inspector never reads it", asked, ErrDenied, d)
+		}
+	}
+	for _, r := range in.roots {
+		if within(real, r) {
+			return nil
+		}
+	}
+	roots := strings.Join(in.roots, ", ")
+	if roots == "" {
+		roots = "none are configured"
+	}
+	return fmt.Errorf("inspect: %s is %w (allowed: %s)", asked, ErrOutsideRoots, roots)
+}
+
+// locate resolves and checks path. A path that does not exist but runs
+// through a zip file names a member of that archive.
+func (in *Inspector) locate(path string) (location, error) {
+	if strings.TrimSpace(path) == "" {
+		return location{}, errors.New("inspect: inspect_file needs the path of a file")
+	}
+	p := in.expand(path)
+	if real, err := realPath(p); err == nil {
+		if err := in.allowed(real, path); err != nil {
+			return location{}, err
+		}
+		st, err := os.Stat(real)
+		if err != nil {
+			return location{}, fmt.Errorf("inspect: %w", err)
+		}
+		return location{real: real, dir: st.IsDir()}, nil
+	}
+	for q := filepath.Dir(p); q != filepath.Dir(q); q = filepath.Dir(q) {
+		real, err := realPath(q)
+		if err != nil {
+			continue
+		}
+		if err := in.allowed(real, path); err != nil {
+			return location{}, err
+		}
+		st, err := os.Stat(real)
+		if err != nil || st.IsDir() {
+			break
+		}
+		rel, _ := filepath.Rel(q, p)
+		if !isZipFile(real) {
+			return location{}, fmt.Errorf("inspect: no such file: %s (%s is a file, not a zip archive)", path, q)
+		}
+		return location{real: real, member: filepath.ToSlash(rel)}, nil
+	}
+	return location{}, fmt.Errorf("inspect: no such file: %s", path)
+}
+
+// isZipFile reports whether the file starts with a zip signature.
+func isZipFile(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 4)
+	_, err = io.ReadFull(f, head)
+	return err == nil && string(head) == "PK\x03\x04"
+}
+
+// read returns the bytes of a located file or archive member, refusing
+// anything larger than MaxFileBytes.
+func (in *Inspector) read(loc location) (string, []byte, error) {
+	data, err := readCapped(loc.real, in.opts.MaxFileBytes)
+	if err != nil {
+		return "", nil, err
+	}
+	if loc.member == "" {
+		return filepath.Base(loc.real), data, nil
+	}
+	m, err := zipMember(data, loc.member, in.opts.MaxFileBytes, 0)
+	if err != nil {
+		return "", nil, fmt.Errorf("inspect: %s: %w", filepath.Base(loc.real), err)
+	}
+	return m.name, m.data, nil
+}
+
+// TooLargeError reports a file larger than Options.MaxFileBytes.
+type TooLargeError struct {
+	Name      string
+	Size, Max int64
+}
+
+// Error implements error.
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("inspect: %s is %s, larger than the %s the inspector reads", e.Name, humanBytes(e.Size), humanBytes(e.Max))
+}
+
+// readCapped reads a whole file of at most max bytes.
+func readCapped(p string, max int64) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, fmt.Errorf("inspect: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("inspect: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("inspect: %s is not a regular file", p)
+	}
+	if st.Size() > max {
+		return nil, &TooLargeError{Name: filepath.Base(p), Size: st.Size(), Max: max}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("inspect: read %s: %w", p, err)
+	}
+	if int64(len(data)) > max {
+		return nil, &TooLargeError{Name: filepath.Base(p), Size: int64(len(data)), Max: max}
+	}
+	return data, nil
+}
+
+// maxListing bounds the entries listed for a folder or an archive.
+const maxListing = 1000
+
+// listDir renders a folder's entries as a markdown table.
+func listDir(p string) (string, error) {
+	entries, err := os.ReadDir(p)
+	if err != nil {
+		return "", err
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+	rows := [][]string{{"Name", "Size"}}
+	for i, e := range entries {
+		if i == maxListing {
+			rows = append(rows, []string{fmt.Sprintf("… %d more", len(entries)-maxListing), ""})
+			break
+		}
+		name, size := e.Name(), ""
+		if e.IsDir() {
+			name += "/"
+		} else if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
+			size = humanBytes(info.Size())
+		} else if e.Type()&fs.ModeSymlink != 0 {
+			name += " (link)"
+		}
+		rows = append(rows, []string{name, size})
+	}
+	if len(entries) == 0 {
+		return fmt.Sprintf("# Folder: %s\n\nThe folder is empty.", p), nil
+	}
+	return fmt.Sprintf("# Folder: %s\n\n%d entries:\n\n%s", p, len(entries), markdownTable(rows)), nil
+}

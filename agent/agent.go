@@ -1,0 +1,199 @@
+// Package agent owns the loop of DESIGN.md §3: it shows a vision model the screen,
+// runs the Starlark program the model answers with, observes the effect, and repeats
+// until the model calls final_answer, the step limit is reached, or the run is
+// stopped. It emits typed Events for the UI and records the run as a trace; it never
+// touches widgets and never imports the app.
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"deskpilot/agent/llm"
+	"deskpilot/agent/script"
+	"deskpilot/vision"
+)
+
+// Model is the model client the loop calls (agent/llm.Client in production).
+type Model interface {
+	Complete(ctx context.Context, r llm.Request, onDelta func(string)) (llm.Response, error)
+}
+
+// Agent runs tasks on one display. Fill the fields, then call Start or Run. An Agent
+// may run several tasks one after another, not at the same time.
+type Agent struct {
+	Config  Config          // settings; zero fields take their defaults
+	Model   Model           // the model endpoint
+	Screen  vision.Capturer // full-resolution frames of the target display
+	// Cursor reads the pointer in root coordinates (drawn on screenshots, takeover).
+	Cursor func() (image.Point, error)
+	// Idle reads how long ago the X server last saw any input; nil turns off the
+	// keyboard half of takeover detection.
+	Idle    func() (time.Duration, error)
+	Input   Input           // mouse and keyboard on the target display
+	Display image.Rectangle // the target display in root coordinates
+	// DisplayCount is the number of monitors, to tell the model which one it sees.
+	DisplayCount int
+	// Tools are extra builtins (browser, files, apps), registered after the desktop ones.
+	Tools []script.Tool
+	// Secrets are the values type_secret may type, by name. They never reach the
+	// model, a log or the trace.
+	Secrets map[string]string
+	// OwnWindows returns deskpilot's own windows in root coordinates; they are masked
+	// out of screenshots and clicks into them are refused. nil = none.
+	OwnWindows func() []image.Rectangle
+	// Log receives operational logs; nil discards them.
+	Log *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// NoTrace turns trace recording off (tests of the loop alone).
+	NoTrace bool
+	// NoTakeover turns off pausing when a person uses the mouse or keyboard, for
+	// runs nobody can resume (headless, no terminal).
+	NoTakeover bool
+	// Version is recorded in the trace.
+	Version string
+}
+
+// Session is one started run. Pause, Resume and Stop are safe from any goroutine.
+type Session struct {
+	cancel context.CancelFunc
+	gate   *gate
+	done   chan struct{}
+	mu     sync.Mutex
+	result  Finished
+	paused  func(reason string)
+	resumed func()
+}
+
+// Pause asks the agent to stop acting after the current primitive.
+func (s *Session) Pause() {
+	if s.paused != nil {
+		s.paused("paused by the person")
+	}
+}
+
+// Resume lets the agent act again; note (may be empty) is passed on to the model.
+func (s *Session) Resume(note string) {
+	if s.gate.resume(note) && s.resumed != nil {
+		s.resumed()
+	}
+}
+
+// Stop cancels the run: the model stream, the script and any wait end at once, and
+// held keys and buttons are released. The trace stays complete.
+func (s *Session) Stop() { s.cancel() }
+
+// Done is closed when the run has ended and its trace is written.
+func (s *Session) Done() <-chan struct{} { return s.done }
+
+// Result is how the run ended; valid once Done is closed.
+func (s *Session) Result() Finished {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.result
+}
+
+// Start begins a run in its own goroutine.
+func (a *Agent) Start(ctx context.Context, task string, h Hooks) *Session {
+	ctx, cancel := context.WithCancel(ctx)
+	s := &Session{cancel: cancel, gate: newGate(), done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		defer cancel()
+		res := a.run(ctx, task, h, s)
+		s.mu.Lock()
+		s.result = res
+		s.mu.Unlock()
+	}()
+	return s
+}
+
+// Run runs a task to its end and returns how it ended.
+func (a *Agent) Run(ctx context.Context, task string, h Hooks) Finished {
+	s := a.Start(ctx, task, h)
+	<-s.Done()
+	return s.Result()
+}
+
+func (a *Agent) now() time.Time {
+	if a.Now != nil {
+		return a.Now()
+	}
+	return time.Now()
+}
+
+func (a *Agent) log() *slog.Logger {
+	if a.Log != nil {
+		return a.Log
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// run is the whole of one run: set-up, steps, and the end.
+func (a *Agent) run(ctx context.Context, task string, h Hooks, s *Session) Finished {
+	r, err := a.newRun(ctx, task, h, s)
+	if err != nil {
+		fin := Finished{Outcome: Failed, Error: err.Error()}
+		if errors.Is(err, context.Canceled) {
+			fin.Outcome, fin.Error = Cancelled, ""
+		}
+		if h.Event != nil {
+			h.Event(fin)
+		}
+		return fin
+	}
+	fin := r.loop(ctx)
+	r.finish(fin)
+	return fin
+}
+
+// StepLimitAnswer is the error text of a run that hit its step limit.
+const StepLimitAnswer = "reached the step limit"
+
+// errStop is what a finished step returns to end the loop.
+var errStop = errors.New("stop")
+
+// observation is what one step produced for the model.
+type observation struct {
+	text   string
+	images []llm.Part
+}
+
+// describeActions renders the action log for the observation.
+func describeActions(acts []script.Action) string {
+	if len(acts) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("Actions performed:\n")
+	for _, x := range acts {
+		fmt.Fprintf(&b, "- %s(%s)", x.Name, x.Args)
+		if x.Screen != nil {
+			fmt.Fprintf(&b, " at screen (%d, %d)", x.Screen[0], x.Screen[1])
+		}
+		switch {
+		case x.Error != "":
+			fmt.Fprintf(&b, ": failed: %s", x.Error)
+		case x.Result != "":
+			fmt.Fprintf(&b, ": %s", x.Result)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// traceAction converts an action for the trace and the UI.
+func eventAction(x script.Action) Action {
+	return Action{
+		Name: x.Name, Args: x.Args, Model: x.Model, Screen: x.Screen, To: x.To,
+		Start: x.Start, Duration: x.Duration, Result: x.Result, Error: x.Error,
+	}
+}
+

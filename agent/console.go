@@ -1,0 +1,97 @@
+package agent
+
+import (
+	"context"
+	"strings"
+	"sync"
+)
+
+// Console runs code typed by a person on the desktop, without a model: the same
+// executor, builtins, observation and trace as a run (`deskpilot console`, the app's
+// Console view). Globals persist between Exec calls. Exec calls must not overlap.
+type Console struct {
+	r     *runState
+	mu    sync.Mutex
+	hooks Hooks
+}
+
+// NewConsole opens a console session; its trace is named after task.
+func (a *Agent) NewConsole(ctx context.Context, task string) (*Console, error) {
+	if strings.TrimSpace(task) == "" {
+		task = "console"
+	}
+	s := &Session{cancel: func() {}, gate: newGate(), done: make(chan struct{})}
+	c := &Console{}
+	r, err := a.newRun(ctx, task, Hooks{Event: c.deliver, Ask: c.ask, Confirm: c.confirm}, s)
+	if err != nil {
+		return nil, err
+	}
+	c.r = r
+	first, err := r.capture(ctx)
+	if err != nil {
+		r.finish(r.fail(ctx, err))
+		return nil, err
+	}
+	r.disp.emit(RunStarted{Task: task, Model: "console", MaxSteps: 0, Screen: a.Display,
+		ImageSize: r.mapper.Image, CoordMode: r.cfg.CoordMode, TraceDir: r.traceDir(), Time: r.started})
+	if v, err := r.observe(first); err == nil {
+		r.disp.emit(Observed{Step: 0, Text: "The screen when the console opened.", Frame: v.image, Screen: first})
+	}
+	return c, nil
+}
+
+func (c *Console) current() Hooks {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.hooks
+}
+
+func (c *Console) deliver(e Event) {
+	if h := c.current(); h.Event != nil {
+		h.Event(e)
+	}
+}
+
+func (c *Console) ask(ctx context.Context, q string) (string, error) {
+	if h := c.current(); h.Ask != nil {
+		return h.Ask(ctx, q)
+	}
+	return "", errNoPerson
+}
+
+func (c *Console) confirm(ctx context.Context, action string) (bool, error) {
+	if h := c.current(); h.Confirm != nil {
+		return h.Confirm(ctx, action)
+	}
+	return true, nil // the person typed the code themselves
+}
+
+// Exec runs one block of code and emits CodeParsed, ActionDone and Observed events
+// (the observation text holds output, actions and errors) through h.
+func (c *Console) Exec(ctx context.Context, code string, h Hooks) error {
+	c.mu.Lock()
+	c.hooks = h
+	c.mu.Unlock()
+	r := c.r
+	r.step++
+	start := r.a.now()
+	r.disp.emit(StepStarted{Step: r.step, Time: start})
+	r.disp.emit(CodeParsed{Step: r.step, Code: code})
+	res := r.exec.Exec(ctx, code)
+	for _, x := range res.Actions {
+		r.disp.emit(ActionDone{Step: r.step, Action: eventAction(x)})
+	}
+	if _, err := r.observeStep(ctx, res, nil, start); err != nil {
+		return err
+	}
+	if res.Final != nil {
+		r.disp.emit(ModelReplied{Step: r.step, Text: "final_answer: " + res.Final.Value})
+	}
+	r.disp.flush()
+	return nil
+}
+
+// Close ends the console session and writes its trace.
+func (c *Console) Close() {
+	c.r.finish(c.r.finished(Answered, "", ""))
+}

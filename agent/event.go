@@ -1,0 +1,128 @@
+package agent
+
+import (
+	"image"
+	"time"
+)
+
+// Event is something the loop reports while a run goes on. The loop emits events from its
+// own goroutine through Hooks.Event and never waits on a slow consumer; the UI and the
+// trace writer consume them. The concrete types below are the complete set.
+type Event interface{ isEvent() }
+
+// Usage counts tokens of one model call or of a whole run.
+type Usage struct {
+	Input  int // prompt tokens
+	Output int // completion tokens
+}
+
+// Outcome says how a run ended.
+type Outcome string
+
+// The outcomes of a run; they map to the CLI exit codes of DESIGN.md §7.
+const (
+	Answered  Outcome = "answered"  // final_answer was called (exit 0)
+	Failed    Outcome = "failed"    // a fatal error stopped the run (exit 1)
+	MaxSteps  Outcome = "max_steps" // the step limit was reached (exit 3)
+	Cancelled Outcome = "cancelled" // the person stopped it (exit 130)
+)
+
+// Action is one primitive the script executed, in both coordinate spaces.
+type Action struct {
+	Name     string        // builtin name, e.g. "click"
+	Args     string        // arguments as the model wrote them, secrets redacted
+	Model    *[2]float64   // model coordinates, when the primitive has a point
+	Screen   *[2]int       // screen pixels (root coordinates), when it has a point
+	To       *[2]int       // second screen point (drag), when it has one
+	Start    time.Time     // when it began
+	Duration time.Duration // how long it took
+	Result   string        // short result text
+	Error    string        // non-empty when it failed
+}
+
+// RunStarted opens a run.
+type RunStarted struct {
+	Task      string
+	Model     string
+	MaxSteps  int
+	Screen    image.Rectangle // target display, root coordinates
+	ImageSize image.Point     // size of the images the model sees
+	CoordMode string
+	TraceDir  string // empty when no trace is written
+	Time      time.Time
+}
+
+// StepStarted begins step n (1-based) of at most Max.
+type StepStarted struct {
+	Step, Max int
+	Time      time.Time
+}
+
+// TextDelta is a piece of the model's reply as it streams in.
+type TextDelta struct {
+	Step int
+	Text string
+}
+
+// ModelReplied carries the whole reply of one model call.
+type ModelReplied struct {
+	Step     int
+	Text     string
+	Usage    Usage
+	Duration time.Duration
+}
+
+// CodeParsed is the code block taken from the reply (empty when there was none).
+type CodeParsed struct {
+	Step int
+	Code string
+}
+
+// ActionDone reports one executed primitive.
+type ActionDone struct {
+	Step   int
+	Action Action
+}
+
+// Observed is what the model will be told after a step: printed output, errors and the
+// new screenshot as the model sees it (downscaled, cursor and last actions drawn).
+type Observed struct {
+	Step     int
+	Text     string      // the observation text sent to the model
+	Error    string      // the code error, if any (also inside Text)
+	Changed  bool        // whether the screen changed during the step
+	Frame    *image.RGBA // the model's view of the screen after the step; may be nil
+	Screen   *image.RGBA // the full-resolution frame (for the trace and zoom); may be nil
+	Duration time.Duration
+}
+
+// Paused reports that the agent stopped acting: the person took over, or asked for a pause.
+type Paused struct {
+	Step   int
+	Reason string
+}
+
+// Resumed reports that the agent acts again.
+type Resumed struct{ Step int }
+
+// Finished closes a run.
+type Finished struct {
+	Outcome  Outcome
+	Answer   string // the final answer (also the best-effort answer after max steps)
+	Error    string // why it failed, when Outcome is Failed
+	Steps    int
+	Usage    Usage // whole run
+	Elapsed  time.Duration
+	TraceDir string
+}
+
+func (RunStarted) isEvent()   {}
+func (StepStarted) isEvent()  {}
+func (TextDelta) isEvent()    {}
+func (ModelReplied) isEvent() {}
+func (CodeParsed) isEvent()   {}
+func (ActionDone) isEvent()   {}
+func (Observed) isEvent()     {}
+func (Paused) isEvent()       {}
+func (Resumed) isEvent()      {}
+func (Finished) isEvent()     {}

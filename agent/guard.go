@@ -1,0 +1,206 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"strings"
+	"sync"
+	"time"
+
+	"deskpilot/actions"
+	"deskpilot/agent/script"
+	"deskpilot/vision"
+)
+
+// Input is the mouse and keyboard of the target display (actions/robot.Robot).
+type Input interface {
+	script.Input
+	// ReleaseAll releases every key and button the input holds down.
+	ReleaseAll() error
+}
+
+// trackedInput wraps the input to know where the agent left the pointer and when it
+// last acted, so input from a person can be told apart (takeover, DESIGN.md §9).
+type trackedInput struct {
+	Input
+	cursor func() (image.Point, error)
+
+	mu      sync.Mutex
+	pointer *image.Point // where the agent's last primitive left the pointer
+	last    time.Time    // when the agent's last primitive ended
+	clicked time.Time    // when the last pointer primitive ended
+}
+
+// keyGap is the least time between a click and the keys that follow it. Toolkits
+// handle a click's focus change after the events already queued: keys sent at once
+// land in the widget that had the focus before (seen with Tk). A person never types
+// within a millisecond of clicking; the agent waits this long at most.
+const keyGap = 80 * time.Millisecond
+
+// beforeKeys waits out keyGap after a pointer primitive.
+func (t *trackedInput) beforeKeys(ctx context.Context) error {
+	t.mu.Lock()
+	wait := keyGap - time.Since(t.clicked)
+	t.mu.Unlock()
+	if wait <= 0 {
+		return nil
+	}
+	tm := time.NewTimer(wait)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// pointerDone records the end of a pointer primitive.
+func (t *trackedInput) pointerDone() {
+	t.settle()
+	t.mu.Lock()
+	t.clicked = time.Now()
+	t.mu.Unlock()
+}
+
+// settle records the state after one of the agent's own primitives.
+func (t *trackedInput) settle() {
+	var p *image.Point
+	if t.cursor != nil {
+		if c, err := t.cursor(); err == nil {
+			p = &c
+		}
+	}
+	t.mu.Lock()
+	t.pointer, t.last = p, time.Now()
+	t.mu.Unlock()
+}
+
+func (t *trackedInput) Move(ctx context.Context, p actions.Point) error {
+	defer t.pointerDone()
+	return t.Input.Move(ctx, p)
+}
+
+func (t *trackedInput) Click(ctx context.Context, p actions.Point, b actions.Button, n int) error {
+	defer t.pointerDone()
+	return t.Input.Click(ctx, p, b, n)
+}
+
+func (t *trackedInput) Drag(ctx context.Context, from, to actions.Point) error {
+	defer t.pointerDone()
+	return t.Input.Drag(ctx, from, to)
+}
+
+func (t *trackedInput) Scroll(ctx context.Context, p actions.Point, d actions.Direction, amount int) error {
+	defer t.pointerDone()
+	return t.Input.Scroll(ctx, p, d, amount)
+}
+
+func (t *trackedInput) Press(ctx context.Context, c actions.Combo) error {
+	if err := t.beforeKeys(ctx); err != nil {
+		return err
+	}
+	defer t.settle()
+	return t.Input.Press(ctx, c)
+}
+
+func (t *trackedInput) Hold(ctx context.Context, c actions.Combo, d time.Duration) error {
+	if err := t.beforeKeys(ctx); err != nil {
+		return err
+	}
+	defer t.settle()
+	return t.Input.Hold(ctx, c, d)
+}
+
+func (t *trackedInput) Type(ctx context.Context, text string) error {
+	if err := t.beforeKeys(ctx); err != nil {
+		return err
+	}
+	defer t.settle()
+	return t.Input.Type(ctx, text)
+}
+
+// idleSlack is how much sooner than the agent's last input the X server may report
+// input before it counts as a person's: the server stamps the agent's own events a
+// little after the primitive returns.
+const idleSlack = 250 * time.Millisecond
+
+// personActed reports whether someone else used the mouse or keyboard since the
+// agent's last primitive, and how it shows.
+func (r *runState) personActed() (string, bool) {
+	t := r.input
+	t.mu.Lock()
+	pointer, last := t.pointer, t.last
+	t.mu.Unlock()
+	if pointer != nil && r.a.Cursor != nil {
+		if c, err := r.a.Cursor(); err == nil {
+			if d := c.Sub(*pointer); d.X*d.X+d.Y*d.Y > 9 {
+				return "you moved the mouse", true
+			}
+		}
+	}
+	if r.a.Idle != nil && !last.IsZero() {
+		if idle, err := r.a.Idle(); err == nil && idle+idleSlack < time.Since(last) {
+			return "you used the mouse or keyboard", true
+		}
+	}
+	return "", false
+}
+
+// guard runs before every input primitive: it pauses on takeover, keeps the agent
+// out of deskpilot's own windows and asks for approval where the policy says so.
+func (r *runState) guard(ctx context.Context, action string, at *vision.ScreenPoint) error {
+	if !r.a.NoTakeover {
+		if reason, ok := r.personActed(); ok {
+			r.session.paused(reason + " — the agent paused; press Resume to let it continue")
+		}
+	}
+	if r.session.gate.isPaused() {
+		if err := r.session.gate.wait(ctx); err != nil {
+			return err
+		}
+		r.input.settle() // the person's input is theirs: start afresh
+	}
+	if at != nil && r.a.OwnWindows != nil {
+		p := image.Pt(at.X, at.Y)
+		for _, w := range r.a.OwnWindows() {
+			if p.In(w) {
+				return fmt.Errorf("refused: (%d, %d) on the screen is inside deskpilot's own window (hatched on the screenshot); act on the other windows", at.X, at.Y)
+			}
+		}
+	}
+	if r.needsConfirm("close_combos") && isClosingCombo(action) {
+		if err := r.confirm(ctx, action); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// isClosingCombo reports whether a logged press/hold call uses a combo that closes
+// windows or ends the session.
+func isClosingCombo(action string) bool {
+	if !strings.HasPrefix(action, "press(") && !strings.HasPrefix(action, "hold(") {
+		return false
+	}
+	for _, c := range closingCombos {
+		if strings.Contains(action, `"`+c+`"`) {
+			return true
+		}
+	}
+	return false
+}
+
+// tools assembles the builtins of a run: desktop, control, then the extras.
+func (r *runState) tools() []script.Tool {
+	secrets := func(name string) (string, bool) {
+		v, ok := r.a.Secrets[name]
+		return v, ok
+	}
+	ts := script.Desktop(script.DesktopDeps{
+		Mapper: r.mapper, Input: r.input, Frames: r.a.Screen, Secrets: secrets, Guard: r.guard,
+	})
+	ts = append(ts, r.controlTools()...)
+	return append(ts, r.a.Tools...)
+}

@@ -1,0 +1,251 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"image"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"deskpilot/actions/robot"
+	"deskpilot/agent"
+	"deskpilot/agent/llm"
+	"deskpilot/agent/llm/llmtest"
+	"deskpilot/agent/trace"
+	"deskpilot/vision/screen"
+	"deskpilot/vision/xdisplay"
+)
+
+// The tests of this package drive a private Xvfb display (1280x800, openbox) with
+// real capture and real input, and a scripted model served over real HTTP.
+func TestMain(m *testing.M) {
+	os.Exit(xdisplay.Main(m, xdisplay.Options{Width: 1280, Height: 800}))
+}
+
+// rig is one agent wired to the test display and a scripted model.
+type rig struct {
+	t      *testing.T
+	srv    *llmtest.Server
+	sc     *screen.Screen
+	rb     *robot.Robot
+	agent  *agent.Agent
+	events *eventLog
+	traces string
+}
+
+// newRig wires an agent; cfg's zero fields take test-friendly values.
+func newRig(t *testing.T, cfg agent.Config, replies ...llmtest.Reply) *rig {
+	t.Helper()
+	sc, err := screen.Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sc.Close() })
+	bounds := image.Rect(0, 0, 1280, 800)
+	rb, err := robot.New(os.Getenv("DISPLAY"), bounds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rb.ReleaseAll() })
+	srv := llmtest.New(t, replies...)
+	traces := t.TempDir()
+	if keep := os.Getenv("DESKPILOT_KEEP_TRACES"); keep != "" {
+		traces = keep // to look at a test's traces afterwards
+	}
+	cfg.BaseURL, cfg.Model, cfg.TraceDir = srv.URL, "scripted-vlm", traces
+	cfg.APIKeyEnv = "DESKPILOT_TEST_KEY"
+	if cfg.MaxSteps == 0 {
+		cfg.MaxSteps = 8
+	}
+	if cfg.TimeoutSec == 0 {
+		cfg.TimeoutSec = 20
+	}
+	t.Setenv("DESKPILOT_TEST_KEY", "sk-test-secret-key-123")
+	client := llm.New(llm.Config{BaseURL: cfg.BaseURL, Model: cfg.Model, APIKey: cfg.APIKey(),
+		Timeout: time.Duration(cfg.TimeoutSec) * time.Second, MaxRetries: cfg.Retries,
+		Backoff: 10 * time.Millisecond})
+	r := &rig{t: t, srv: srv, sc: sc, rb: rb, events: &eventLog{}, traces: traces}
+	r.agent = &agent.Agent{
+		Config: cfg, Model: client, Screen: sc.Region(bounds), Cursor: sc.Cursor, Idle: sc.IdleTime,
+		Input: rb, Display: bounds, DisplayCount: 1,
+		Secrets: map[string]string{"password": "hunter2-Secret"},
+	}
+	return r
+}
+
+// run runs the task to its end with an event log and auto-approval.
+func (r *rig) run(task string) agent.Finished {
+	r.t.Helper()
+	ctx, cancel := context.WithTimeout(r.t.Context(), 2*time.Minute)
+	defer cancel()
+	return r.agent.Run(ctx, task, r.hooks())
+}
+
+func (r *rig) hooks() agent.Hooks {
+	return agent.Hooks{
+		Event:   r.events.add,
+		Confirm: func(context.Context, string) (bool, error) { return true, nil },
+		Ask:     func(_ context.Context, q string) (string, error) { return "answer to: " + q, nil },
+	}
+}
+
+// readTrace loads the run's trace and checks it is well-formed.
+func (r *rig) readTrace(fin agent.Finished) *trace.Trace {
+	r.t.Helper()
+	if fin.TraceDir == "" {
+		r.t.Fatal("the run reports no trace folder")
+	}
+	tr, err := trace.Read(fin.TraceDir)
+	if err != nil {
+		r.t.Fatalf("trace unreadable: %v", err)
+	}
+	if tr.End == nil {
+		r.t.Fatalf("trace has no run_end")
+	}
+	if _, err := os.Stat(filepath.Join(fin.TraceDir, "report.html")); err != nil {
+		r.t.Errorf("no report.html: %v", err)
+	}
+	raw, err := os.ReadFile(filepath.Join(fin.TraceDir, "trace.jsonl"))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	for _, secret := range []string{"sk-test-secret-key-123", "hunter2-Secret"} {
+		if strings.Contains(string(raw), secret) {
+			r.t.Errorf("trace contains the secret %q", secret)
+		}
+	}
+	return tr
+}
+
+// lastUser returns the text of the last user message of request i.
+func (r *rig) lastUser(i int) string {
+	r.t.Helper()
+	reqs := r.srv.Requests()
+	if i >= len(reqs) {
+		r.t.Fatalf("request %d was never made (%d requests)", i, len(reqs))
+	}
+	return reqs[i].Last("user").Text()
+}
+
+// code is a scripted reply with a thought and one code block.
+func code(src string) llmtest.Reply {
+	return llmtest.Reply{Text: "Thought: next step.\n```python\n" + src + "\n```\n"}
+}
+
+// eventLog records events; safe for concurrent use.
+type eventLog struct {
+	mu     sync.Mutex
+	events []agent.Event
+	notify func(agent.Event)
+}
+
+func (l *eventLog) add(e agent.Event) {
+	l.mu.Lock()
+	l.events = append(l.events, e)
+	n := l.notify
+	l.mu.Unlock()
+	if n != nil {
+		n(e)
+	}
+}
+
+func (l *eventLog) onEvent(f func(agent.Event)) {
+	l.mu.Lock()
+	l.notify = f
+	l.mu.Unlock()
+}
+
+func (l *eventLog) all() []agent.Event {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]agent.Event(nil), l.events...)
+}
+
+// formApp starts testdata/formapp.py and returns its output file and widget layout.
+type formApp struct {
+	out        string
+	layoutPath string
+	layout     map[string]struct{ X, Y, W, H int }
+}
+
+func startForm(t *testing.T) *formApp {
+	t.Helper()
+	d, err := xdisplay.Attach("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	f := &formApp{out: filepath.Join(dir, "out.json")}
+	layout := filepath.Join(dir, "layout.json")
+	f.layoutPath = layout
+	src, _ := filepath.Abs("testdata/formapp.py")
+	app, err := d.StartApp(t.Context(), "/usr/bin/python3", src, f.out, layout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = app.Stop() })
+	if _, err := d.WaitWindow(t.Context(), "deskpilot test form"); err != nil {
+		t.Fatalf("form window: %v (%s)", err, app.Output())
+	}
+	// The window manager moves the window as it frames it; wait until the layout
+	// the app reports has stayed the same for a while.
+	deadline := time.Now().Add(60 * time.Second)
+	var last string
+	stable := 0
+	for stable < 4 {
+		if time.Now().After(deadline) || app.Exited() {
+			t.Fatalf("form app did not settle: %s", app.Output())
+		}
+		time.Sleep(100 * time.Millisecond)
+		data, err := os.ReadFile(layout)
+		if err != nil || json.Unmarshal(data, &f.layout) != nil {
+			continue
+		}
+		if string(data) == last {
+			stable++
+		} else {
+			last, stable = string(data), 0
+		}
+	}
+	return f
+}
+
+// center returns the centre of widget name in model coordinates for a request's
+// newest image: pixels of that image, or 0..1000.
+func (f *formApp) center(t *testing.T, name string, req llmtest.Request, mode string) string {
+	t.Helper()
+	if data, err := os.ReadFile(f.layoutPath); err == nil {
+		_ = json.Unmarshal(data, &f.layout) // the newest layout, after any move
+	}
+	w, ok := f.layout[name]
+	if !ok {
+		t.Fatalf("no widget %q in layout %v", name, f.layout)
+	}
+	imgs := req.Images()
+	if len(imgs) == 0 {
+		t.Fatalf("request has no image")
+	}
+	size := imgs[len(imgs)-1].Size
+	sx, sy := float64(w.X)+float64(w.W)/2, float64(w.Y)+float64(w.H)/2
+	if mode == "norm1000" {
+		return fmt.Sprintf("%d, %d", int(sx*1000/1280), int(sy*1000/800))
+	}
+	return fmt.Sprintf("%d, %d", int(sx*float64(size.X)/1280), int(sy*float64(size.Y)/800))
+}
+
+// traceStep returns step n of a trace.
+func traceStep(t *testing.T, tr *trace.Trace, n int) trace.Step {
+	t.Helper()
+	for _, s := range tr.Steps {
+		if s.Number == n {
+			return s
+		}
+	}
+	t.Fatalf("trace has no step %d", n)
+	return trace.Step{}
+}

@@ -1,0 +1,351 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/ssestream"
+)
+
+// Limits on what one attempt buffers.
+const (
+	maxErrorBody = 64 << 10 // bytes of an error answer kept for its message
+	maxJSONReply = 32 << 20 // bytes of a JSON answer to a streaming request
+)
+
+// sentFeatures records what an attempt sent and delivered, for the fallbacks and
+// Retry.Discard.
+type sentFeatures struct {
+	streamOptions bool // stream_options.include_usage was in the request
+	maxTokens     bool // the reply limit went out as max_tokens
+	delivered     bool // at least one delta reached onDelta
+}
+
+// attempt makes one HTTP exchange.
+func (c *Client) attempt(ctx context.Context, r Request, onDelta func(string)) (Response, sentFeatures, error) {
+	params, sent := c.params(r)
+	actx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	wd := newWatchdog(c.cfg.Timeout, cancel)
+	defer wd.stop()
+	ex := &exchange{wd: wd, streaming: !c.cfg.NoStream}
+	mw := option.WithMiddleware(ex.middleware)
+
+	var res Response
+	var err error
+	if c.cfg.NoStream {
+		res, err = c.single(actx, params, mw)
+		if err == nil && res.Text != "" {
+			onDelta(res.Text)
+		}
+	} else {
+		res, err = c.stream(actx, params, onDelta, &sent, ex, mw)
+	}
+	if err != nil {
+		err = c.classify(ctx, actx, ex, err)
+	}
+	return res, sent, err
+}
+
+// params translates r into openai-go's request parameters.
+func (c *Client) params(r Request) (openai.ChatCompletionNewParams, sentFeatures) {
+	var sent sentFeatures
+	p := openai.ChatCompletionNewParams{Model: c.cfg.Model, Messages: messages(r.Messages)}
+	if r.Temperature != nil {
+		p.Temperature = openai.Float(*r.Temperature)
+	}
+	if r.MaxTokens > 0 {
+		if c.completionLimit.Load() {
+			p.MaxCompletionTokens = openai.Int(int64(r.MaxTokens))
+		} else {
+			p.MaxTokens = openai.Int(int64(r.MaxTokens))
+			sent.maxTokens = true
+		}
+	}
+	if len(r.Stop) > 0 {
+		p.Stop = openai.ChatCompletionNewParamsStopUnion{OfStringArray: r.Stop}
+	}
+	if !c.cfg.NoStream && !c.noStreamOptions.Load() {
+		p.StreamOptions = openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}
+		sent.streamOptions = true
+	}
+	return p, sent
+}
+
+// messages converts validated messages. Text-only messages go out with a plain
+// string as content, which every server accepts; user messages with images (or
+// several parts) go out as an array of parts.
+func messages(ms []Message) []openai.ChatCompletionMessageParamUnion {
+	out := make([]openai.ChatCompletionMessageParamUnion, 0, len(ms))
+	for _, m := range ms {
+		if m.Role != "user" || onlyText(m.Parts) && len(m.Parts) == 1 {
+			text := joinText(m.Parts)
+			switch m.Role {
+			case "system":
+				out = append(out, openai.SystemMessage(text))
+			case "assistant":
+				out = append(out, openai.AssistantMessage(text))
+			default:
+				out = append(out, openai.UserMessage(text))
+			}
+			continue
+		}
+		parts := make([]openai.ChatCompletionContentPartUnionParam, 0, len(m.Parts))
+		for _, p := range m.Parts {
+			if p.ImageURL != "" {
+				parts = append(parts, openai.ImageContentPart(
+					openai.ChatCompletionContentPartImageImageURLParam{URL: p.ImageURL, Detail: "auto"}))
+			} else {
+				parts = append(parts, openai.TextContentPart(p.Text))
+			}
+		}
+		out = append(out, openai.UserMessage(parts))
+	}
+	return out
+}
+
+func onlyText(ps []Part) bool {
+	for _, p := range ps {
+		if p.ImageURL != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// joinText joins the text parts of a system or assistant message with newlines.
+func joinText(ps []Part) string {
+	texts := make([]string, 0, len(ps))
+	for _, p := range ps {
+		texts = append(texts, p.Text)
+	}
+	return strings.Join(texts, "\n")
+}
+
+// validate checks a request before anything is sent.
+func validate(r Request) error {
+	if len(r.Messages) == 0 {
+		return errors.New("request has no messages")
+	}
+	for i, m := range r.Messages {
+		switch m.Role {
+		case "system", "user", "assistant":
+		default:
+			return fmt.Errorf("message %d: role %q: want system, user or assistant", i, m.Role)
+		}
+		if len(m.Parts) == 0 {
+			return fmt.Errorf("message %d (%s): no parts", i, m.Role)
+		}
+		for j, p := range m.Parts {
+			switch {
+			case p.Text != "" && p.ImageURL != "":
+				return fmt.Errorf("message %d part %d: set Text or ImageURL, not both", i, j)
+			case p.ImageURL != "" && m.Role != "user":
+				return fmt.Errorf("message %d part %d: images are only allowed in user messages, not %s", i, j, m.Role)
+			case p.ImageURL != "" && !validImageURL(p.ImageURL):
+				return fmt.Errorf("message %d part %d: image URL must be a data:image/ URL or http(s) URL", i, j)
+			}
+		}
+	}
+	return nil
+}
+
+func validImageURL(s string) bool {
+	return strings.HasPrefix(s, "data:image/") || strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://")
+}
+
+// single makes a non-streaming request.
+func (c *Client) single(ctx context.Context, p openai.ChatCompletionNewParams, mw option.RequestOption) (Response, error) {
+	cc, err := c.chat.New(ctx, p, mw)
+	if err != nil {
+		return Response{}, err
+	}
+	return fromCompletion(cc)
+}
+
+// fromCompletion reads a whole (non-streamed) completion.
+func fromCompletion(cc *openai.ChatCompletion) (Response, error) {
+	res := Response{Usage: Usage{Input: int(cc.Usage.PromptTokens), Output: int(cc.Usage.CompletionTokens)}}
+	for _, ch := range cc.Choices {
+		if ch.Index == 0 {
+			res.Text = ch.Message.Content
+			res.Finish = ch.FinishReason
+			return res, nil
+		}
+	}
+	return res, &ProtocolError{Msg: "reply has no choices"}
+}
+
+// stream makes a streaming request, forwarding each content delta of choice 0. The
+// text is accumulated here rather than with openai.ChatCompletionAccumulator, which
+// rejects chunks whose id changes mid-stream, as some local servers' ids do.
+func (c *Client) stream(ctx context.Context, p openai.ChatCompletionNewParams, onDelta func(string),
+	sent *sentFeatures, ex *exchange, mw option.RequestOption) (Response, error) {
+	s := c.chat.NewStreaming(ctx, p, mw)
+	defer s.Close()
+	var res Response
+	var text strings.Builder
+	chunks := 0
+	for s.Next() {
+		ch := s.Current()
+		chunks++
+		if ch.JSON.Usage.Valid() {
+			res.Usage = Usage{Input: int(ch.Usage.PromptTokens), Output: int(ch.Usage.CompletionTokens)}
+		}
+		for _, choice := range ch.Choices {
+			if choice.Index != 0 {
+				continue
+			}
+			if d := choice.Delta.Content; d != "" {
+				text.WriteString(d)
+				sent.delivered = true
+				onDelta(d)
+			}
+			if choice.FinishReason != "" {
+				res.Finish = choice.FinishReason
+			}
+		}
+	}
+	res.Text = text.String()
+	if err := s.Err(); err != nil {
+		return res, err
+	}
+	if chunks == 0 && ex.json != nil {
+		// The server ignored stream:true and sent one JSON completion.
+		var cc openai.ChatCompletion
+		if err := json.Unmarshal(ex.json.Bytes(), &cc); err != nil {
+			return res, &ProtocolError{Msg: "reply is not valid JSON", Err: err}
+		}
+		res, err := fromCompletion(&cc)
+		if err == nil && res.Text != "" {
+			onDelta(res.Text)
+		}
+		return res, err
+	}
+	if res.Finish == "" {
+		return res, &cutError{delivered: text.Len()}
+	}
+	return res, nil
+}
+
+// classify turns what went wrong in one attempt into the error the caller sees.
+func (c *Client) classify(ctx, actx context.Context, ex *exchange, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var te *TimeoutError
+	if errors.As(context.Cause(actx), &te) {
+		return te
+	}
+	if ex.status >= 400 {
+		return c.apiError(ex.status, ex.header, ex.errBody)
+	}
+	var se *ssestream.StreamError
+	if errors.As(err, &se) {
+		e := c.apiError(0, nil, se.Event.Data)
+		e.InStream = true
+		return e
+	}
+	var pe *ProtocolError
+	var ce *cutError
+	switch {
+	case errors.As(err, &pe), errors.As(err, &ce):
+		return err
+	case ex.sendErr != nil:
+		return fmt.Errorf("send request: %w", ex.sendErr)
+	case ex.readErr != nil:
+		return &cutError{err: ex.readErr}
+	case ex.status == 0:
+		return fmt.Errorf("send request: %w", err) // failed before any response
+	}
+	// The response body arrived intact, so the failure is in what it said.
+	return &ProtocolError{Msg: "reply is not a valid chat completion", Err: err}
+}
+
+// exchange records what one HTTP attempt returned. It is filled by the middleware and
+// the body wrapper, both on the goroutine running the attempt.
+type exchange struct {
+	wd        *watchdog
+	streaming bool
+	status    int
+	header    http.Header
+	errBody   []byte
+	sendErr   error         // the request failed before a response
+	readErr   error         // reading the response body failed (not io.EOF)
+	json      *bytes.Buffer // copy of a JSON answer to a streaming request
+}
+
+// middleware sits between openai-go and the HTTP client: it keeps the status, headers
+// and error body of the response, and lets every byte read feed the watchdog.
+func (ex *exchange) middleware(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	res, err := next(req)
+	if err != nil {
+		ex.sendErr = err
+		return res, err
+	}
+	ex.wd.kick()
+	ex.status, ex.header = res.StatusCode, res.Header
+	body := &watchBody{rc: res.Body, ex: ex}
+	if res.StatusCode >= 400 {
+		data, _ := io.ReadAll(io.LimitReader(body, maxErrorBody))
+		_ = body.Close()
+		ex.errBody = data
+		res.Body = io.NopCloser(bytes.NewReader(data))
+		return res, nil
+	}
+	if media, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); ex.streaming && media == "application/json" {
+		body.tee = &bytes.Buffer{}
+		ex.json = body.tee
+	}
+	res.Body = body
+	return res, nil
+}
+
+// watchBody wraps a response body: each read that yields bytes resets the watchdog,
+// and read errors are recorded so a cut connection can be told from a bad reply.
+type watchBody struct {
+	rc  io.ReadCloser
+	ex  *exchange
+	tee *bytes.Buffer
+}
+
+// Read implements io.Reader.
+func (b *watchBody) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	if n > 0 {
+		b.ex.wd.kick()
+		if b.tee != nil && b.tee.Len()+n <= maxJSONReply {
+			b.tee.Write(p[:n])
+		}
+	}
+	if err != nil && err != io.EOF {
+		b.ex.readErr = err
+	}
+	return n, err
+}
+
+// Close implements io.Closer.
+func (b *watchBody) Close() error { return b.rc.Close() }
+
+// watchdog cancels an attempt when no byte arrived for its timeout.
+type watchdog struct {
+	d time.Duration
+	t *time.Timer
+}
+
+func newWatchdog(d time.Duration, cancel context.CancelCauseFunc) *watchdog {
+	return &watchdog{d: d, t: time.AfterFunc(d, func() { cancel(&TimeoutError{Timeout: d}) })}
+}
+
+func (w *watchdog) kick() { w.t.Reset(w.d) }
+func (w *watchdog) stop() { w.t.Stop() }

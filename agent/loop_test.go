@@ -1,0 +1,273 @@
+package agent_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"deskpilot/agent"
+	"deskpilot/agent/llm/llmtest"
+)
+
+func TestStatePersistsAcrossSteps(t *testing.T) {
+	r := newRig(t, agent.Config{},
+		code("x = 41\ndef inc(v):\n    return v + 1\nseen = [x]"),
+		code("seen.append(inc(x))\nprint(seen)"),
+		code("final_answer(str(inc(seen[-1]) - 1))"),
+	)
+	fin := r.run("count")
+	if fin.Outcome != agent.Answered || fin.Answer != "42" {
+		t.Fatalf("got %s %q (%s), want answered 42", fin.Outcome, fin.Answer, fin.Error)
+	}
+	if obs := r.lastUser(2); !strings.Contains(obs, "[41, 42]") {
+		t.Errorf("step 2 printed output missing from the observation:\n%s", obs)
+	}
+}
+
+func TestFinalAnswerInNestedFunction(t *testing.T) {
+	r := newRig(t, agent.Config{},
+		code("def inner():\n    final_answer(\"deep\")\n    print(\"never printed\")\ndef outer():\n    inner()\n    fail(\"not reached\")\nouter()"),
+	)
+	fin := r.run("nested")
+	if fin.Outcome != agent.Answered || fin.Answer != "deep" || fin.Steps != 1 {
+		t.Fatalf("got %s %q after %d steps, want answered \"deep\" after 1", fin.Outcome, fin.Answer, fin.Steps)
+	}
+}
+
+func TestErrorIsShownAndNextStepRecovers(t *testing.T) {
+	r := newRig(t, agent.Config{},
+		code("print(\"before the error\")\nx = 1 // 0"),
+		code("final_answer(\"recovered\")"),
+	)
+	fin := r.run("recover")
+	if fin.Outcome != agent.Answered || fin.Answer != "recovered" {
+		t.Fatalf("got %s %q (%s)", fin.Outcome, fin.Answer, fin.Error)
+	}
+	obs := r.lastUser(1)
+	for _, want := range []string{"before the error", "division by zero", "line 2"} {
+		if !strings.Contains(obs, want) {
+			t.Errorf("observation after the error lacks %q:\n%s", want, obs)
+		}
+	}
+}
+
+func TestNoCodeBlockGetsFormatHelp(t *testing.T) {
+	r := newRig(t, agent.Config{},
+		llmtest.Reply{Text: "Thought: I am done, the final answer is 7."},
+		code("final_answer(\"7\")"),
+	)
+	fin := r.run("format")
+	if fin.Outcome != agent.Answered || fin.Answer != "7" {
+		t.Fatalf("got %s %q", fin.Outcome, fin.Answer)
+	}
+	obs := r.lastUser(1)
+	if !strings.Contains(obs, "no code block") || !strings.Contains(obs, "final_answer(") {
+		t.Errorf("format help missing or without the final_answer hint:\n%s", obs)
+	}
+}
+
+func TestRepeatedCodeIsFlagged(t *testing.T) {
+	r := newRig(t, agent.Config{},
+		code("move(10, 10)"),
+		code("move(10, 10)"),
+		code("final_answer(\"done\")"),
+	)
+	r.run("repeat")
+	if obs := r.lastUser(2); !strings.Contains(obs, "same as in your previous step") {
+		t.Errorf("no repeat warning:\n%s", obs)
+	}
+	if obs := r.lastUser(1); strings.Contains(obs, "same as in your previous step") {
+		t.Errorf("warning after the first occurrence:\n%s", obs)
+	}
+}
+
+func TestStepLimitAsksForAnswer(t *testing.T) {
+	r := newRig(t, agent.Config{MaxSteps: 3},
+		code("print(1)"), code("print(2)"), code("print(3)"),
+		llmtest.Reply{Text: "My best guess is 3."},
+	)
+	fin := r.run("never finishes")
+	if fin.Outcome != agent.MaxSteps || fin.Answer != "My best guess is 3." || fin.Steps != 3 {
+		t.Fatalf("got %s %q after %d steps", fin.Outcome, fin.Answer, fin.Steps)
+	}
+	reqs := r.srv.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d model calls, want 3 steps + 1 final", len(reqs))
+	}
+	final := reqs[3]
+	if !strings.Contains(final.Messages[0].Text(), "step limit") || strings.Contains(final.Messages[0].Text(), "def click(") {
+		t.Errorf("final call system message is not the tool-less step-limit prompt:\n%s", final.Messages[0].Text())
+	}
+	if !strings.Contains(final.Last("user").Text(), "never finishes") {
+		t.Errorf("final call does not restate the task")
+	}
+	if tr := r.readTrace(fin); tr.End.Outcome != "max_steps" {
+		t.Errorf("trace outcome %q", tr.End.Outcome)
+	}
+}
+
+// TestRequestSizeStaysFlat: only the newest screenshots stay in the prompt, so the
+// request at step 30 carries no more images than at step 4.
+func TestRequestSizeStaysFlat(t *testing.T) {
+	var replies []llmtest.Reply
+	for i := 0; i < 29; i++ {
+		replies = append(replies, code("print(\"step\")"))
+	}
+	replies = append(replies, code("final_answer(\"ok\")"))
+	r := newRig(t, agent.Config{MaxSteps: 30, KeepImages: 3}, replies...)
+	if fin := r.run("long run"); fin.Outcome != agent.Answered {
+		t.Fatalf("got %s (%s)", fin.Outcome, fin.Error)
+	}
+	reqs := r.srv.Requests()
+	n4, n30 := len(reqs[3].Images()), len(reqs[29].Images())
+	if n4 != 3 || n30 != 3 {
+		t.Errorf("images at step 4: %d, at step 30: %d; want 3 and 3", n4, n30)
+	}
+	if !strings.Contains(string(reqs[29].Body), "older screenshot was removed") {
+		t.Errorf("no placeholder for removed screenshots at step 30")
+	}
+}
+
+func TestCancelMidStream(t *testing.T) {
+	r := newRig(t, agent.Config{}, llmtest.Reply{
+		Text:  "Thought: " + strings.Repeat("thinking slowly ", 400) + "\n```python\nfinal_answer(\"x\")\n```",
+		Delay: 50 * time.Millisecond,
+	})
+	s := r.agent.Start(t.Context(), "cancel me", r.hooks())
+	firstDelta := make(chan struct{})
+	var once bool
+	r.events.onEvent(func(e agent.Event) {
+		if _, ok := e.(agent.TextDelta); ok && !once {
+			once = true
+			close(firstDelta)
+		}
+	})
+	select {
+	case <-firstDelta:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the model stream never started")
+	}
+	checkStops(t, s)
+	if tr := r.readTrace(s.Result()); tr.End.Outcome != "cancelled" {
+		t.Errorf("trace outcome %q, want cancelled", tr.End.Outcome)
+	}
+}
+
+func TestCancelMidWait(t *testing.T) {
+	r := newRig(t, agent.Config{}, code("print(\"waiting\")\nwait(30)\nfinal_answer(\"too late\")"))
+	s := r.agent.Start(t.Context(), "wait then cancel", r.hooks())
+	code := make(chan struct{})
+	var once bool
+	r.events.onEvent(func(e agent.Event) {
+		if _, ok := e.(agent.CodeParsed); ok && !once {
+			once = true
+			close(code)
+		}
+	})
+	select {
+	case <-code:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no code was run")
+	}
+	time.Sleep(300 * time.Millisecond) // inside wait(30) now
+	checkStops(t, s)
+	if tr := r.readTrace(s.Result()); tr.End.Outcome != "cancelled" {
+		t.Errorf("trace outcome %q, want cancelled", tr.End.Outcome)
+	}
+}
+
+// checkStops stops the session and requires it to end within a second: Stop must
+// reach the HTTP stream and any wait at once (DESIGN.md §9).
+func checkStops(t *testing.T, s *agent.Session) {
+	t.Helper()
+	s.Stop()
+	select {
+	case <-s.Done():
+	case <-time.After(time.Second):
+		t.Fatal("the run did not end within 1 s of Stop")
+	}
+	if got := s.Result().Outcome; got != agent.Cancelled {
+		t.Errorf("outcome %s, want cancelled", got)
+	}
+}
+
+func TestModelFaultsAreRetried(t *testing.T) {
+	r := newRig(t, agent.Config{Retries: 4},
+		llmtest.Reply{Status: 500},
+		llmtest.Reply{Status: 429, RetryAfter: "1"},
+		llmtest.Reply{Text: "Thought: x\n```python\nprint('cut')\n```" + strings.Repeat(" pad", 50), CutStream: true},
+		code("final_answer(\"survived\")"),
+	)
+	fin := r.run("flaky server")
+	if fin.Outcome != agent.Answered || fin.Answer != "survived" {
+		t.Fatalf("got %s %q (%s)", fin.Outcome, fin.Answer, fin.Error)
+	}
+	if n := len(r.srv.Requests()); n != 4 {
+		t.Errorf("%d requests, want 4 (3 faults retried)", n)
+	}
+	r.readTrace(fin)
+}
+
+func TestModelHangFailsCleanly(t *testing.T) {
+	r := newRig(t, agent.Config{Retries: -1, TimeoutSec: 1}, llmtest.Reply{Hang: true})
+	fin := r.run("hanging server")
+	if fin.Outcome != agent.Failed || !strings.Contains(fin.Error, "model call") {
+		t.Fatalf("got %s %q, want failed with a model call error", fin.Outcome, fin.Error)
+	}
+	if tr := r.readTrace(fin); tr.End.Outcome != "failed" || tr.End.Error == "" {
+		t.Errorf("trace end %+v", tr.End)
+	}
+}
+
+func TestSandboxHasNoOSAccess(t *testing.T) {
+	r := newRig(t, agent.Config{},
+		code("data = open(\"/etc/passwd\").read()"),
+		code("load(\"os\", \"system\")"),
+		code("final_answer(\"contained\")"),
+	)
+	if fin := r.run("escape"); fin.Answer != "contained" {
+		t.Fatalf("got %s %q", fin.Outcome, fin.Answer)
+	}
+	if obs := r.lastUser(1); !strings.Contains(obs, "open") || strings.Contains(obs, "root:x:0") {
+		t.Errorf("open() was not refused:\n%s", obs)
+	}
+	if obs := r.lastUser(2); !strings.Contains(obs, "load") {
+		t.Errorf("load() was not refused:\n%s", obs)
+	}
+}
+
+func TestSecretNeverReachesModelOrTrace(t *testing.T) {
+	r := newRig(t, agent.Config{},
+		code("type_secret(\"password\")\nprint(\"typed\")"),
+		code("final_answer(\"ok\")"),
+	)
+	fin := r.run("log in")
+	for i, req := range r.srv.Requests() {
+		if strings.Contains(string(req.Body), "hunter2-Secret") || strings.Contains(string(req.Body), "sk-test-secret-key-123") {
+			t.Errorf("request %d carries a secret", i)
+		}
+		if got := req.Header.Get("Authorization"); got != "Bearer sk-test-secret-key-123" {
+			t.Errorf("request %d Authorization = %q", i, got)
+		}
+	}
+	r.readTrace(fin) // checks the trace for both secrets
+}
+
+func TestAskUserReturnsReply(t *testing.T) {
+	r := newRig(t, agent.Config{},
+		code("a = ask_user(\"Which file?\")\nfinal_answer(a)"),
+	)
+	fin := r.run("ask")
+	if fin.Answer != "answer to: Which file?" {
+		t.Fatalf("answer %q", fin.Answer)
+	}
+}
+
+func TestCodeWithoutPersonAsk(t *testing.T) {
+	r := newRig(t, agent.Config{}, code("ask_user(\"anyone?\")"), code("final_answer(\"alone\")"))
+	fin := r.agent.Run(context.Background(), "nobody", agent.Hooks{})
+	if fin.Answer != "alone" || !strings.Contains(r.lastUser(1), "no person is available") {
+		t.Errorf("got %q; observation:\n%s", fin.Answer, r.lastUser(1))
+	}
+}

@@ -1,0 +1,96 @@
+package agent
+
+import (
+	"bytes"
+	"fmt"
+	"text/template"
+	"time"
+
+	"deskpilot/agent/llm"
+	"deskpilot/assets"
+	"deskpilot/vision"
+)
+
+// prompts holds the parsed templates of assets/prompts.
+type prompts struct {
+	system, plan, final *template.Template
+}
+
+func loadPrompts() (prompts, error) {
+	var p prompts
+	for name, dst := range map[string]**template.Template{
+		"system.tmpl": &p.system, "plan.tmpl": &p.plan, "final.tmpl": &p.final,
+	} {
+		t, err := template.ParseFS(assets.Prompts, "prompts/"+name)
+		if err != nil {
+			return p, fmt.Errorf("prompt %s: %w", name, err)
+		}
+		*dst = t
+	}
+	return p, nil
+}
+
+// systemData fills system.tmpl.
+type systemData struct {
+	Coordinates      string
+	DisplayNote      string
+	Tools            string
+	Date             string
+	ScreenW, ScreenH int
+	ImageW, ImageH   int
+}
+
+func render(t *template.Template, data any) (string, error) {
+	var b bytes.Buffer
+	if err := t.Execute(&b, data); err != nil {
+		return "", fmt.Errorf("render %s: %w", t.Name(), err)
+	}
+	return b.String(), nil
+}
+
+func (a *Agent) systemPrompt(p prompts, m vision.Mapper, tools string, now time.Time) (string, error) {
+	note := ""
+	if a.DisplayCount > 1 {
+		note = fmt.Sprintf("You control display %d of %d; the screenshot shows only that display.", a.Config.Display, a.DisplayCount)
+	}
+	return render(p.system, systemData{
+		Coordinates: m.Contract(),
+		DisplayNote: note,
+		Tools:       tools,
+		Date:        now.Format("Monday, 2 January 2006"),
+		ScreenW:     m.Display.Dx(), ScreenH: m.Display.Dy(),
+		ImageW: m.Image.X, ImageH: m.Image.Y,
+	})
+}
+
+// textMsg is a message with one text part.
+func textMsg(role, text string) llm.Message {
+	return llm.Message{Role: role, Parts: []llm.Part{{Text: text}}}
+}
+
+// pruneImages returns a copy of msgs in which only the newest keep images remain;
+// older images become a one-line placeholder, so a long run's requests stay flat.
+func pruneImages(msgs []llm.Message, keep int) []llm.Message {
+	out := make([]llm.Message, len(msgs))
+	seen := 0
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m := msgs[i]
+		var parts []llm.Part
+		for j := len(m.Parts) - 1; j >= 0; j-- {
+			p := m.Parts[j]
+			if p.ImageURL != "" {
+				seen++
+				if seen > keep {
+					p = llm.Part{Text: "[an older screenshot was removed here to keep the request small]"}
+				}
+			}
+			parts = append(parts, p)
+		}
+		for l, r := 0, len(parts)-1; l < r; l, r = l+1, r-1 {
+			parts[l], parts[r] = parts[r], parts[l]
+		}
+		m.Parts = parts
+		out[i] = m
+	}
+	return out
+}

@@ -1,0 +1,422 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"strings"
+	"time"
+
+	"deskpilot/agent/llm"
+	"deskpilot/agent/script"
+	"deskpilot/vision"
+)
+
+// runState is the state of one run while it goes on. It lives on the loop goroutine.
+type runState struct {
+	a       *Agent
+	cfg     Config
+	task    string
+	hooks   Hooks
+	session *Session
+	prompts prompts
+	mapper  vision.Mapper
+	exec    *script.Executor
+	obs     *vision.Observer
+	attEnc  vision.Encoder // encodes attachments (zoom, screenshot)
+	disp    *dispatcher
+	rec     *recorder
+	input   *trackedInput
+
+	msgs     []llm.Message // the conversation; images pruned when sent
+	frame    *image.RGBA   // the newest full-resolution frame
+	marks    []vision.Mark // last actions, drawn on the next screenshot
+	step     int
+	usage    Usage
+	started  time.Time
+	lastCode string
+}
+
+func (a *Agent) newRun(ctx context.Context, task string, h Hooks, s *Session) (*runState, error) {
+	if strings.TrimSpace(task) == "" {
+		return nil, errors.New("the task is empty")
+	}
+	if a.Model == nil || a.Screen == nil || a.Input == nil {
+		return nil, errors.New("agent: Model, Screen and Input must be set")
+	}
+	cfg := a.Config.Resolved()
+	p, err := loadPrompts()
+	if err != nil {
+		return nil, err
+	}
+	mode, err := vision.ParseCoordMode(cfg.CoordMode)
+	if err != nil {
+		return nil, err
+	}
+	r := &runState{
+		a: a, cfg: cfg, task: task, hooks: h, session: s, prompts: p,
+		mapper:  vision.NewMapper(a.Display, cfg.MaxSide, mode),
+		started: a.now(),
+	}
+	format, err := vision.ParseFormat(cfg.ImageFormat)
+	if err != nil {
+		return nil, err
+	}
+	r.obs = &vision.Observer{Mapper: r.mapper, Encoder: vision.Encoder{Format: format}}
+	r.attEnc = vision.Encoder{Format: format}
+	r.input = &trackedInput{Input: a.Input, cursor: a.Cursor}
+	s.paused = func(reason string) {
+		if s.gate.pause(reason) {
+			r.disp.emit(Paused{Step: r.step, Reason: reason})
+		}
+	}
+	s.resumed = func() { r.disp.emit(Resumed{Step: r.step}) }
+	r.exec = script.New(script.Options{}, r.tools()...)
+	if err := r.openRecorder(); err != nil {
+		return nil, err
+	}
+	r.disp = newDispatcher(r.deliver)
+	return r, nil
+}
+
+// deliver sends one event to the trace and to the hooks, in order.
+func (r *runState) deliver(e Event) {
+	if r.rec != nil {
+		r.rec.record(e)
+	}
+	if r.hooks.Event != nil {
+		r.hooks.Event(e)
+	}
+}
+
+// loop runs the steps and returns how the run ended.
+func (r *runState) loop(ctx context.Context) Finished {
+	first, err := r.capture(ctx)
+	if err != nil {
+		return r.fail(ctx, fmt.Errorf("first screenshot: %w", err))
+	}
+	view, err := r.observe(first)
+	if err != nil {
+		return r.fail(ctx, err)
+	}
+	sys, err := r.a.systemPrompt(r.prompts, r.mapper, r.exec.Stubs(), r.a.now())
+	if err != nil {
+		return r.fail(ctx, err)
+	}
+	r.disp.emit(RunStarted{
+		Task: r.task, Model: r.cfg.Model, MaxSteps: r.cfg.MaxSteps, Screen: r.a.Display,
+		ImageSize: r.mapper.Image, CoordMode: r.cfg.CoordMode, TraceDir: r.traceDir(), Time: r.started,
+	})
+	r.disp.emit(Observed{Step: 0, Text: "The screen when the task started.", Frame: view.image, Screen: first})
+	r.msgs = []llm.Message{
+		textMsg("system", sys),
+		{Role: "user", Parts: []llm.Part{
+			{Text: "New task:\n" + r.task + "\n\nThis is the screen now:"},
+			{ImageURL: view.dataURL},
+		}},
+	}
+	for r.step = 1; r.step <= r.cfg.MaxSteps; r.step++ {
+		if err := r.session.gate.wait(ctx); err != nil {
+			return r.cancelled()
+		}
+		fin, err := r.doStep(ctx)
+		if errors.Is(err, errStop) {
+			return fin
+		}
+		if ctx.Err() != nil {
+			return r.cancelled()
+		}
+		if err != nil {
+			return r.fail(ctx, err)
+		}
+	}
+	r.step = r.cfg.MaxSteps
+	return r.stepLimit(ctx)
+}
+
+// doStep is one action step: ask the model, run its code, observe.
+func (r *runState) doStep(ctx context.Context) (Finished, error) {
+	start := r.a.now()
+	r.disp.emit(StepStarted{Step: r.step, Max: r.cfg.MaxSteps, Time: start})
+	if err := r.maybePlan(ctx); err != nil {
+		return Finished{}, err
+	}
+	reply, err := r.complete(ctx, pruneImages(r.msgs, r.cfg.KeepImages), true)
+	if err != nil {
+		return Finished{}, err
+	}
+	code := ParseReply(reply)
+	r.disp.emit(CodeParsed{Step: r.step, Code: code})
+	r.msgs = append(r.msgs, textMsg("assistant", closeBlock(reply)))
+	var res script.Result
+	var notes []string
+	if code == "" {
+		notes = append(notes, FormatHelp(reply))
+	} else {
+		if code == r.lastCode {
+			notes = append(notes, "WARNING: this code is the same as in your previous step. If it did not work then, it will not work now: try something different.")
+		}
+		r.lastCode = code
+		res = r.exec.Exec(ctx, code)
+		if ctx.Err() != nil {
+			return Finished{}, ctx.Err()
+		}
+	}
+	for _, x := range res.Actions {
+		r.disp.emit(ActionDone{Step: r.step, Action: eventAction(x)})
+	}
+	obs, err := r.observeStep(ctx, res, notes, start)
+	if err != nil {
+		return Finished{}, err
+	}
+	r.msgs = append(r.msgs, llm.Message{Role: "user", Parts: append([]llm.Part{{Text: obs.text}}, obs.images...)})
+	if res.Final != nil {
+		return r.finished(Answered, res.Final.Value, ""), errStop
+	}
+	return Finished{}, nil
+}
+
+// closeBlock closes a reply cut off inside a code block, so later turns show the
+// model well-formed examples of its own output.
+func closeBlock(reply string) string {
+	if strings.Count(reply, "```")%2 == 1 {
+		return strings.TrimRight(reply, "\n") + "\n```"
+	}
+	if strings.Count(reply, "<code>") > strings.Count(reply, "</code>") {
+		return reply + "</code>"
+	}
+	return reply
+}
+
+// complete calls the model, streaming deltas as events, and counts usage.
+func (r *runState) complete(ctx context.Context, msgs []llm.Message, stopAtObservation bool) (string, error) {
+	req := llm.Request{Messages: msgs, MaxTokens: r.cfg.MaxTokens}
+	if r.cfg.Temperature != 0 {
+		t := r.cfg.Temperature
+		req.Temperature = &t
+	}
+	if stopAtObservation {
+		req.Stop = []string{"\nObservation:"}
+	}
+	t0 := r.a.now()
+	step := r.step
+	resp, err := r.a.Model.Complete(ctx, req, func(d string) {
+		r.disp.emit(TextDelta{Step: step, Text: d})
+	})
+	if err != nil {
+		return "", fmt.Errorf("model call: %w", err)
+	}
+	u := Usage{Input: resp.Usage.Input, Output: resp.Usage.Output}
+	r.usage.Input += u.Input
+	r.usage.Output += u.Output
+	r.disp.emit(ModelReplied{Step: step, Text: resp.Text, Usage: u, Duration: r.a.now().Sub(t0)})
+	return resp.Text, nil
+}
+
+// maybePlan runs a planning call before steps 1, 1+N, 1+2N... when planning is on.
+func (r *runState) maybePlan(ctx context.Context) error {
+	n := r.cfg.PlanEvery
+	if n <= 0 || (r.step-1)%n != 0 {
+		return nil
+	}
+	ask, err := render(r.prompts.plan, struct{ Remaining int }{r.cfg.MaxSteps - r.step + 1})
+	if err != nil {
+		return err
+	}
+	msgs := append(pruneImages(r.msgs, r.cfg.KeepImages), textMsg("user", ask))
+	plan, err := r.complete(ctx, msgs, false)
+	if err != nil {
+		return err
+	}
+	r.msgs = append(r.msgs,
+		textMsg("assistant", "Here are the facts I know and my plan:\n"+plan),
+		textMsg("user", "Now carry out this plan, one step at a time."))
+	return nil
+}
+
+// stepLimit asks the model, without tools, for its best answer from the history.
+func (r *runState) stepLimit(ctx context.Context) Finished {
+	ask, err := render(r.prompts.final, nil)
+	if err != nil {
+		return r.fail(ctx, err)
+	}
+	msgs := append([]llm.Message{textMsg("system", ask)}, pruneImages(r.msgs[1:], r.cfg.KeepImages)...)
+	msgs = append(msgs, textMsg("user", "Based on the above, give your best answer to the task:\n"+r.task))
+	r.step++
+	answer, err := r.complete(ctx, msgs, false)
+	if ctx.Err() != nil {
+		return r.cancelled()
+	}
+	if err != nil {
+		answer = "no answer: the final model call failed: " + err.Error()
+	}
+	return r.finished(MaxSteps, strings.TrimSpace(answer), StepLimitAnswer)
+}
+
+func (r *runState) finished(o Outcome, answer, errText string) Finished {
+	steps := r.step
+	if steps > r.cfg.MaxSteps {
+		steps = r.cfg.MaxSteps
+	}
+	return Finished{
+		Outcome: o, Answer: answer, Error: errText, Steps: steps, Usage: r.usage,
+		Elapsed: r.a.now().Sub(r.started), TraceDir: r.traceDir(),
+	}
+}
+
+func (r *runState) cancelled() Finished { return r.finished(Cancelled, "", "") }
+
+func (r *runState) fail(ctx context.Context, err error) Finished {
+	if ctx.Err() != nil {
+		return r.cancelled()
+	}
+	r.a.log().Error("run failed", "step", r.step, "err", err)
+	return r.finished(Failed, "", err.Error())
+}
+
+// finish releases input, emits Finished and closes the trace.
+func (r *runState) finish(fin Finished) {
+	if err := r.input.ReleaseAll(); err != nil {
+		r.a.log().Warn("release input", "err", err)
+	}
+	r.disp.emit(fin)
+	r.disp.close()
+	if r.rec != nil {
+		r.rec.close()
+	}
+}
+
+// capture takes a full-resolution frame of the target display.
+func (r *runState) capture(ctx context.Context) (*image.RGBA, error) {
+	f, err := r.a.Screen.Capture(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.frame = f
+	return f, nil
+}
+
+// view is the model's picture of the screen.
+type view struct {
+	image   *image.RGBA
+	dataURL string
+}
+
+// observe turns a full frame into the model's view: own windows masked, cursor and
+// last actions drawn, downscaled, encoded.
+func (r *runState) observe(full *image.RGBA) (view, error) {
+	var cursor *image.Point
+	if r.a.Cursor != nil {
+		if c, err := r.a.Cursor(); err == nil && c.In(r.a.Display) {
+			cursor = &c
+		}
+	}
+	var mask []image.Rectangle
+	if r.a.OwnWindows != nil {
+		for _, w := range r.a.OwnWindows() {
+			if w = w.Intersect(r.a.Display); !w.Empty() {
+				mask = append(mask, w)
+			}
+		}
+	}
+	o, err := r.obs.Observe(full, vision.Overlay{Cursor: cursor, Marks: r.marks, Mask: mask})
+	if err != nil {
+		return view{}, err
+	}
+	// The Observer reuses its image; the UI gets its own copy.
+	return view{image: vision.Crop(o.Image, o.Image.Rect), dataURL: o.URL}, nil
+}
+
+// observeStep settles the screen after the step's actions and builds the observation.
+func (r *runState) observeStep(ctx context.Context, res script.Result, notes []string, start time.Time) (observation, error) {
+	before := r.frame
+	var frame *image.RGBA
+	changed := false
+	var settle time.Duration
+	if len(res.Actions) > 0 {
+		sr, err := vision.Settle(ctx, r.a.Screen, before, vision.SettleOptions{})
+		if err != nil {
+			return observation{}, fmt.Errorf("settle: %w", err)
+		}
+		frame, changed, settle = sr.Frame, sr.Changed, sr.Elapsed
+		r.frame = frame
+	} else {
+		f, err := r.capture(ctx)
+		if err != nil {
+			return observation{}, fmt.Errorf("screenshot: %w", err)
+		}
+		frame = f
+		changed = vision.DiffFraction(before, frame) > 0
+	}
+	r.marks = marksFor(res.Actions)
+	v, err := r.observe(frame)
+	if err != nil {
+		return observation{}, err
+	}
+	var b strings.Builder
+	if res.Output != "" {
+		b.WriteString("Printed output:\n")
+		b.WriteString(res.Output)
+		if !strings.HasSuffix(res.Output, "\n") {
+			b.WriteByte('\n')
+		}
+	}
+	b.WriteString(describeActions(res.Actions))
+	errText := ""
+	if res.Err != nil {
+		errText = res.Err.Error()
+		fmt.Fprintf(&b, "Error: %s\nFix the problem and try again; if it keeps failing, try a different approach.\n", errText)
+	}
+	for _, n := range r.session.gate.takeNotes() {
+		fmt.Fprintf(&b, "Note: the person took over the desktop for a while and then let you continue. They said: %q. Look at the new screenshot before acting.\n", n)
+	}
+	for _, n := range notes {
+		b.WriteString(n)
+		b.WriteByte('\n')
+	}
+	if res.Final == nil {
+		if changed {
+			fmt.Fprintf(&b, "Screen changed: yes (settled after %d ms).\n", settle.Milliseconds())
+		} else if len(res.Actions) > 0 {
+			b.WriteString("Screen changed: no. Your actions had no visible effect.\n")
+		} else {
+			b.WriteString("Screen changed: no.\n")
+		}
+	}
+	var imgs []llm.Part
+	for _, at := range res.Attachments {
+		data, err := r.attEnc.Encode(at.Image)
+		if err != nil {
+			return observation{}, fmt.Errorf("encode %s: %w", at.Label, err)
+		}
+		fmt.Fprintf(&b, "Attached image: %s.\n", at.Label)
+		imgs = append(imgs, llm.Part{ImageURL: vision.DataURL(r.attEnc.Format, data)})
+	}
+	b.WriteString("This is the screen now:")
+	imgs = append(imgs, llm.Part{ImageURL: v.dataURL})
+	r.disp.emit(Observed{
+		Step: r.step, Text: b.String(), Error: errText, Changed: changed, Frame: v.image, Screen: frame,
+		Duration: r.a.now().Sub(start),
+	})
+	return observation{text: b.String(), images: imgs}, nil
+}
+
+// marksFor draws the step's pointer actions on the next screenshot (the last three).
+func marksFor(acts []script.Action) []vision.Mark {
+	var marks []vision.Mark
+	for _, x := range acts {
+		if x.Screen == nil || x.Error != "" || x.Name == "zoom" {
+			continue
+		}
+		mk := vision.Mark{Kind: vision.MarkClick, At: image.Pt(x.Screen[0], x.Screen[1]), Label: x.Name}
+		if x.To != nil {
+			mk.Kind, mk.To = vision.MarkDrag, image.Pt(x.To[0], x.To[1])
+		}
+		marks = append(marks, mk)
+	}
+	if len(marks) > 3 {
+		marks = marks[len(marks)-3:]
+	}
+	return marks
+}

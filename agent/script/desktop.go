@@ -1,0 +1,408 @@
+package script
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"deskpilot/actions"
+	"deskpilot/vision"
+
+	"go.starlark.net/starlark"
+)
+
+// Input is the mouse and keyboard Desktop drives; *robot.Robot implements it.
+// Points are screen pixels in root coordinates. Methods are called from the
+// script's goroutine, one at a time, and must honour ctx.
+type Input interface {
+	Move(ctx context.Context, p actions.Point) error
+	Click(ctx context.Context, p actions.Point, b actions.Button, n int) error
+	Drag(ctx context.Context, from, to actions.Point) error
+	Scroll(ctx context.Context, p actions.Point, d actions.Direction, amount int) error
+	Press(ctx context.Context, c actions.Combo) error
+	Hold(ctx context.Context, c actions.Combo, d time.Duration) error
+	Type(ctx context.Context, text string) error
+	Cursor() (actions.Point, error)
+}
+
+// DesktopDeps are what the desktop tools need. Only Mapper and Input are
+// required; a nil Frames makes screenshot and zoom fail with a clear error,
+// a nil Secrets knows no secret, a nil Guard allows everything.
+type DesktopDeps struct {
+	// Mapper converts the model's coordinates to screen pixels and back.
+	Mapper vision.Mapper
+	// Input executes the primitives.
+	Input Input
+	// Frames captures full-resolution frames of the target display for
+	// screenshot and zoom.
+	Frames vision.Capturer
+	// Secrets looks up a type_secret value by name.
+	Secrets func(name string) (string, bool)
+	// Guard is called before every input primitive with the call as
+	// logged (e.g. `click(640, 400)`, `press("ctrl+shift+t")` with the
+	// combo in canonical form; secrets never appear) and its first screen
+	// point (nil for keyboard primitives). A non-nil error refuses
+	// the primitive and its text goes back to the model. The agent uses it
+	// to keep clicks out of its own window, apply the safety policy and
+	// pause on takeover; time spent in Guard does not count toward the
+	// block's time limit.
+	Guard func(ctx context.Context, action string, at *vision.ScreenPoint) error
+}
+
+// Limits of the desktop tools.
+const (
+	MaxWait       = 60 * time.Second // per wait() call
+	MaxHold       = 10 * time.Second // per hold() call
+	MaxScroll     = 50               // wheel clicks per scroll() call
+	MaxZoomFactor = 4                // upscaling of small zoom() regions
+)
+
+// Desktop returns the mouse, keyboard and screen tools of DESIGN.md §2
+// (groups "mouse", "keyboard", "screen"): click, double_click, right_click,
+// move, drag, scroll, type_text, type_secret, press, hold, screenshot, zoom,
+// screen_size, cursor_position and wait. Coordinates are the model's, mapped
+// by d.Mapper; a point outside the screenshot is an error naming the valid
+// range. Every primitive is logged as an Action with both coordinates.
+//
+// screenshot attaches a fresh frame downscaled to the screenshot size the
+// model sees. zoom attaches the region at full resolution: a region smaller
+// than the screenshot is enlarged by a whole factor (at most MaxZoomFactor,
+// nearest neighbour, so pixels stay sharp); a larger one is scaled down to
+// fit the screenshot size.
+func Desktop(d DesktopDeps) []Tool {
+	dk := &desktop{d}
+	return append(append(dk.mouseTools(), dk.keyboardTools()...), dk.screenTools()...)
+}
+
+type desktop struct{ DesktopDeps }
+
+func xyParams() []Param {
+	return []Param{
+		{Name: "x", Type: "int", Doc: "horizontal position in the screenshot's coordinates (0 is the left edge)."},
+		{Name: "y", Type: "int", Doc: "vertical position in the screenshot's coordinates (0 is the top edge)."},
+	}
+}
+
+func cornerParams() []Param {
+	return []Param{
+		{Name: "x1", Type: "int", Doc: "x of the first corner."},
+		{Name: "y1", Type: "int", Doc: "y of the first corner."},
+		{Name: "x2", Type: "int", Doc: "x of the second corner."},
+		{Name: "y2", Type: "int", Doc: "y of the second corner."},
+	}
+}
+
+func keysParam() Param {
+	return Param{Name: "keys", Type: "str", Doc: `a key or a combination joined with "+", e.g. "enter", "tab", "ctrl+s", "ctrl+shift+t".`}
+}
+
+func (d *desktop) mouseTools() []Tool {
+	button := Param{Name: "button", Type: "str", Default: `"left"`, Doc: `"left", "right" or "middle".`}
+	scrollParams := append(xyParams(),
+		Param{Name: "direction", Type: "str", Default: `"down"`, Doc: `"up", "down", "left" or "right".`},
+		Param{Name: "amount", Type: "int", Default: "3", Doc: fmt.Sprintf("wheel clicks, 1 to %d (one click is about three lines of text).", MaxScroll)})
+	return []Tool{
+		d.tool("mouse", "click", "Move the mouse to (x, y) and click there.", "",
+			append(xyParams(), button), d.click),
+		d.tool("mouse", "double_click", "Double-click the left button at (x, y), e.g. to open a file or select a word.", "",
+			xyParams(), d.clickWith(actions.Left, 2)),
+		d.tool("mouse", "right_click", "Click the right button at (x, y), usually to open a context menu.", "",
+			xyParams(), d.clickWith(actions.Right, 1)),
+		d.tool("mouse", "move", "Move the mouse to (x, y) without clicking, e.g. to hover over a menu or tooltip.", "",
+			xyParams(), func(c *Call, a *Args) error {
+				return d.pointAct(c, a, "moved", func(ctx context.Context, p actions.Point) error { return d.Input.Move(ctx, p) })
+			}),
+		d.tool("mouse", "drag", "Press the left button at (x1, y1), move to (x2, y2) and release: drag and drop, select text, move a slider.", "",
+			[]Param{
+				{Name: "x1", Type: "int", Doc: "x where the drag starts."},
+				{Name: "y1", Type: "int", Doc: "y where the drag starts."},
+				{Name: "x2", Type: "int", Doc: "x where it ends."},
+				{Name: "y2", Type: "int", Doc: "y where it ends."},
+			}, d.drag),
+		d.tool("mouse", "scroll", "Move the mouse to (x, y) and turn the wheel there.", "",
+			scrollParams, d.scroll),
+	}
+}
+
+func (d *desktop) click(c *Call, a *Args) error {
+	name := a.String("button")
+	if err := a.Err(); err != nil {
+		return err
+	}
+	b, err := actions.ParseButton(name)
+	if err != nil {
+		return err
+	}
+	return d.clickWith(b, 1)(c, a)
+}
+
+func (d *desktop) clickWith(b actions.Button, n int) func(c *Call, a *Args) error {
+	return func(c *Call, a *Args) error {
+		return d.pointAct(c, a, "clicked", func(ctx context.Context, p actions.Point) error {
+			return d.Input.Click(ctx, p, b, n)
+		})
+	}
+}
+
+func (d *desktop) keyboardTools() []Tool {
+	return []Tool{
+		d.tool("keyboard", "type_text", "Type text at the keyboard focus as if on a keyboard; any Unicode works. Click the field first; use press() for enter, tab and shortcuts.", "",
+			[]Param{{Name: "text", Type: "str", Doc: "the text to type."}}, d.typeText),
+		d.tool("keyboard", "type_secret", "Type the stored secret called name (a password or token) at the keyboard focus. You never see its value and it is never logged.", "",
+			[]Param{{Name: "name", Type: "str", Doc: "the secret's name, as given in the task."}}, d.typeSecret),
+		d.tool("keyboard", "press", `Press a key or key combination and release it, e.g. press("enter"), press("ctrl+s"), press("alt+f4").`, "",
+			[]Param{keysParam()}, d.press),
+		d.tool("keyboard", "hold", fmt.Sprintf("Hold a key or combination down for some seconds (at most %d), then release it.", int(MaxHold.Seconds())), "",
+			[]Param{keysParam(), {Name: "seconds", Type: "float", Doc: "how long to hold."}}, d.hold),
+	}
+}
+
+func (d *desktop) screenTools() []Tool {
+	return []Tool{
+		d.tool("screen", "screenshot", "Capture the screen now and show it with the next observation. A fresh screenshot follows every block anyway; use this to see a state in between.", "",
+			nil, d.screenshot),
+		d.tool("screen", "zoom", "Show the region between corners (x1, y1) and (x2, y2) at the screen's full resolution with the next observation, to read small text. Positions in the zoomed image are not screen coordinates: keep using the screenshot's.", "",
+			cornerParams(), d.zoom),
+		d.query("screen_size", "Return (width, height) of the coordinate space you click in: the screenshot's size in pixels, or (1000, 1000) for normalised coordinates.",
+			"tuple[int, int]", d.screenSize),
+		d.query("cursor_position", "Return the mouse position (x, y) in the screenshot's coordinates, or None when the mouse is on another display.",
+			"tuple[int, int] | None", d.cursorPosition),
+		d.tool("screen", "wait", fmt.Sprintf("Pause, e.g. while a page or app loads (at most %d seconds per call). Waiting does not count toward the block's time limit.", int(MaxWait.Seconds())), "",
+			[]Param{{Name: "seconds", Type: "float", Doc: "how long to wait."}}, d.wait),
+	}
+}
+
+// tool builds a Tool whose body binds the arguments and returns None.
+func (d *desktop) tool(group, name, doc, returns string, params []Param, body func(c *Call, a *Args) error) Tool {
+	return Tool{Name: name, Group: group, Params: params, Doc: doc, Returns: returns,
+		Fn: func(c *Call, _ starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+			a, err := c.Bind()
+			if err != nil {
+				return nil, err
+			}
+			return nil, body(c, a)
+		}}
+}
+
+// query builds a parameterless screen Tool that returns a value.
+func (d *desktop) query(name, doc, returns string, fn func(c *Call) (starlark.Value, error)) Tool {
+	return Tool{Name: name, Group: "screen", Doc: doc, Returns: returns,
+		Fn: func(c *Call, _ starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+			if _, err := c.Bind(); err != nil {
+				return nil, err
+			}
+			return fn(c)
+		}}
+}
+
+// point reads a model point from the arguments named xn and yn and maps it.
+func (d *desktop) point(a *Args, xn, yn string) (vision.ModelPoint, vision.ScreenPoint, error) {
+	mp := vision.ModelPoint{X: a.Number(xn), Y: a.Number(yn)}
+	if err := a.Err(); err != nil {
+		return mp, vision.ScreenPoint{}, err
+	}
+	sp, err := d.Mapper.ToScreen(mp)
+	return mp, sp, err
+}
+
+// pointAct runs a primitive at the point (x, y).
+func (d *desktop) pointAct(c *Call, a *Args, result string, do func(ctx context.Context, p actions.Point) error) error {
+	mp, sp, err := d.point(a, "x", "y")
+	if err == nil {
+		err = a.Err()
+	}
+	if err != nil {
+		return err
+	}
+	act := Action{Model: &[2]float64{mp.X, mp.Y}, Screen: &[2]int{sp.X, sp.Y}, Result: result}
+	return d.act(c, act, &sp, func(ctx context.Context) error { return do(ctx, actions.Point(sp)) })
+}
+
+// act runs one input primitive: the guard (untimed), then do, then logs it.
+func (d *desktop) act(c *Call, act Action, at *vision.ScreenPoint, do func(ctx context.Context) error) error {
+	if d.Input == nil {
+		return errors.New("no mouse and keyboard are available")
+	}
+	act.Name = c.Name
+	if act.Args == "" {
+		act.Args = c.ArgsText()
+	}
+	act.Start = c.Now()
+	err := d.guard(c, c.Name+"("+act.Args+")", at)
+	if err != nil {
+		act.Result = "refused"
+	} else {
+		err = do(c.Ctx)
+	}
+	act.Duration = c.Now().Sub(act.Start)
+	if err != nil {
+		act.Error = err.Error()
+		if act.Result != "refused" {
+			act.Result = "failed"
+		}
+	}
+	c.Log(act)
+	return err
+}
+
+func (d *desktop) guard(c *Call, action string, at *vision.ScreenPoint) error {
+	if d.Guard == nil {
+		return nil
+	}
+	defer c.Untimed()()
+	return d.Guard(c.Ctx, action, at)
+}
+
+func (d *desktop) drag(c *Call, a *Args) error {
+	m1, s1, err := d.point(a, "x1", "y1")
+	if err != nil {
+		return err
+	}
+	_, s2, err := d.point(a, "x2", "y2")
+	if err != nil {
+		return err
+	}
+	act := Action{Model: &[2]float64{m1.X, m1.Y}, Screen: &[2]int{s1.X, s1.Y}, To: &[2]int{s2.X, s2.Y}, Result: "dragged"}
+	return d.act(c, act, &s1, func(ctx context.Context) error {
+		return d.Input.Drag(ctx, actions.Point(s1), actions.Point(s2))
+	})
+}
+
+func (d *desktop) scroll(c *Call, a *Args) error {
+	dir, err := actions.ParseDirection(a.String("direction"))
+	n := a.Int("amount")
+	if err := a.Err(); err != nil {
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	if n < 1 || n > MaxScroll {
+		return fmt.Errorf("amount must be 1 to %d, got %d; call scroll again to go further", MaxScroll, n)
+	}
+	return d.pointAct(c, a, "scrolled", func(ctx context.Context, p actions.Point) error {
+		return d.Input.Scroll(ctx, p, dir, n)
+	})
+}
+
+func (d *desktop) typeText(c *Call, a *Args) error {
+	text := a.String("text")
+	if err := a.Err(); err != nil {
+		return err
+	}
+	act := Action{Result: fmt.Sprintf("typed %d characters", len([]rune(text)))}
+	return d.act(c, act, nil, func(ctx context.Context) error { return d.Input.Type(ctx, text) })
+}
+
+func (d *desktop) typeSecret(c *Call, a *Args) error {
+	name := a.String("name")
+	if err := a.Err(); err != nil {
+		return err
+	}
+	secret, ok := "", false
+	if d.Secrets != nil {
+		secret, ok = d.Secrets(name)
+	}
+	if !ok {
+		return fmt.Errorf("no secret named %q is configured; use only the secret names given in the task", name)
+	}
+	act := Action{Result: "typed [redacted]"}
+	return d.act(c, act, nil, func(ctx context.Context) error {
+		if err := d.Input.Type(ctx, secret); err != nil {
+			return errors.New(redact(err.Error(), secret))
+		}
+		return nil
+	})
+}
+
+// redact replaces every occurrence of secret in s.
+func redact(s, secret string) string {
+	if secret == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, secret, "[redacted]")
+}
+
+func (d *desktop) press(c *Call, a *Args) error {
+	combo, err := d.combo(a)
+	if err != nil {
+		return err
+	}
+	act := Action{Args: strconv.Quote(combo.String()), Result: "pressed"}
+	return d.act(c, act, nil, func(ctx context.Context) error {
+		return d.Input.Press(ctx, combo)
+	})
+}
+
+func (d *desktop) hold(c *Call, a *Args) error {
+	combo, err := d.combo(a)
+	secs := a.Number("seconds")
+	if err := a.Err(); err != nil {
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	dur := time.Duration(secs * float64(time.Second))
+	if secs <= 0 || dur > MaxHold {
+		return fmt.Errorf("seconds must be more than 0 and at most %d, got %g", int(MaxHold.Seconds()), secs)
+	}
+	act := Action{Args: fmt.Sprintf("%q, %g", combo.String(), secs), Result: "held"}
+	return d.act(c, act, nil, func(ctx context.Context) error {
+		defer c.Untimed()()
+		return d.Input.Hold(ctx, combo, dur)
+	})
+}
+
+func (d *desktop) combo(a *Args) (actions.Combo, error) {
+	keys := a.String("keys")
+	if err := a.Err(); err != nil {
+		return actions.Combo{}, err
+	}
+	return actions.ParseCombo(keys)
+}
+
+func (d *desktop) wait(c *Call, a *Args) error {
+	secs := a.Number("seconds")
+	if err := a.Err(); err != nil {
+		return err
+	}
+	dur := time.Duration(secs * float64(time.Second))
+	if secs < 0 || dur > MaxWait {
+		return fmt.Errorf("seconds must be 0 to %d, got %g; call wait again to wait longer", int(MaxWait.Seconds()), secs)
+	}
+	start := c.Now()
+	err := c.Sleep(dur)
+	act := Action{Name: c.Name, Args: c.ArgsText(), Start: start, Duration: c.Now().Sub(start), Result: "waited"}
+	if err != nil {
+		act.Error, act.Result = err.Error(), "interrupted"
+	}
+	c.Log(act)
+	return err
+}
+
+func (d *desktop) screenSize(*Call) (starlark.Value, error) {
+	if d.Mapper.Mode == vision.CoordNorm1000 {
+		return starlark.Tuple{starlark.MakeInt(1000), starlark.MakeInt(1000)}, nil
+	}
+	s := d.imageSize()
+	return starlark.Tuple{starlark.MakeInt(s.X), starlark.MakeInt(s.Y)}, nil
+}
+
+func (d *desktop) cursorPosition(*Call) (starlark.Value, error) {
+	if d.Input == nil {
+		return nil, errors.New("no mouse is available")
+	}
+	p, err := d.Input.Cursor()
+	if err != nil {
+		return nil, err
+	}
+	mp, err := d.Mapper.ToModel(vision.ScreenPoint(p))
+	if err != nil {
+		return starlark.None, nil // on another display
+	}
+	return starlark.Tuple{starlark.MakeInt(roundInt(mp.X)), starlark.MakeInt(roundInt(mp.Y))}, nil
+}

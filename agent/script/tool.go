@@ -1,0 +1,174 @@
+package script
+
+import (
+	"context"
+	"image"
+	"strings"
+	"time"
+
+	"go.starlark.net/starlark"
+)
+
+// Tool is one builtin function the model's code can call. Tools are
+// registered with New; the Executor renders them as Python-style stubs
+// (Stubs) and binds them as Starlark globals that code cannot reassign.
+type Tool struct {
+	// Name is the Starlark name, a lowercase identifier such as "click". It
+	// must be unique, not a keyword and not a Starlark universe name ("len").
+	Name string
+	// Group orders the stubs: groups appear in the order of their first tool,
+	// tools within a group in registration order. "" is the group "other".
+	Group string
+	// Params are the parameters in call order, shown in the stub and used by
+	// Call.Bind. Optional parameters (with a Default) follow required ones.
+	Params []Param
+	// Returns is the Python return type shown in the stub; "" means "None".
+	Returns string
+	// Doc is the docstring: a summary line, then any detail. The stub adds an
+	// "Args:" section from the Params' Doc.
+	Doc string
+	// Fn runs the tool. It is called on the Starlark thread's goroutine, one
+	// call at a time per Executor. A returned error ends the block with a
+	// runtime error whose text the model reads; the Executor prefixes it with
+	// "Name: " unless it already starts so. Fn returning nil means None. A
+	// panic in Fn becomes a runtime error, never a crash.
+	Fn func(c *Call, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)
+}
+
+// Param is one parameter of a Tool.
+type Param struct {
+	Name string // identifier, e.g. "button"
+	// Type is the Python type shown in the stub ("int", "str", "float",
+	// "bool", "Any", "str | None"); "" shows no annotation. Values are
+	// checked by the Args getters, not by Type.
+	Type string
+	// Default is a Starlark literal, e.g. `"left"`, `3` or `None`, shown in
+	// the stub and used when the argument is omitted; "" means required.
+	Default string
+	// Doc is the one-line description in the stub's Args section.
+	Doc string
+}
+
+// Action is one primitive a tool executed, for the action log of the
+// observation and the trace. Coordinates appear in both spaces.
+type Action struct {
+	Name     string        // tool name, e.g. "click"
+	Args     string        // arguments as the model wrote them; secrets never appear
+	Model    *[2]float64   // model coordinates of the (first) point, when there is one
+	Screen   *[2]int       // screen pixels (root coordinates) of the (first) point
+	To       *[2]int       // second screen point (drag, zoom), when there is one
+	Start    time.Time     // when it began (Options.Now)
+	Duration time.Duration // how long it took, waits and guard pauses included
+	Result   string        // short result text, e.g. "clicked" or "refused"
+	Error    string        // non-empty when it failed
+}
+
+// Attachment is an image a tool wants the model to see in the next
+// observation (screenshot, zoom). Image holds the pixels to show, at the
+// size the model should see them; the agent encodes it.
+type Attachment struct {
+	Label string // one line shown with the image, e.g. "zoom of (10, 20)-(110, 80)"
+	Image *image.RGBA
+}
+
+// Call is what a Tool's Fn gets besides its arguments: the block's context
+// and the means to log actions, sleep and attach images. A Call is valid
+// only during the Fn call that received it.
+type Call struct {
+	// Ctx is cancelled when the block is cancelled (Exec's ctx or
+	// Executor.Cancel) or runs out of time; blocking work must honour it.
+	Ctx context.Context
+	// Name is the name of the tool being called.
+	Name string
+
+	r      *run
+	tool   *Tool
+	args   starlark.Tuple
+	kwargs []starlark.Tuple
+}
+
+// Log appends a to the block's action log (Result.Actions).
+func (c *Call) Log(a Action) {
+	c.r.mu.Lock()
+	c.r.actions = append(c.r.actions, a)
+	c.r.mu.Unlock()
+}
+
+// Attach adds an image to the block's attachments (Result.Attachments).
+func (c *Call) Attach(a Attachment) {
+	c.r.mu.Lock()
+	c.r.attached = append(c.r.attached, a)
+	c.r.mu.Unlock()
+}
+
+// Sleep waits for d without counting it against the block's time limit. It
+// returns early with an error when the block is cancelled or ended.
+func (c *Call) Sleep(d time.Duration) error {
+	if err := c.Ctx.Err(); err != nil {
+		return c.stopped()
+	}
+	if d <= 0 {
+		return nil
+	}
+	defer c.Untimed()()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-c.Ctx.Done():
+		return c.stopped()
+	}
+}
+
+// stopped is the error a blocking call returns once the block was stopped.
+func (c *Call) stopped() error {
+	if cause := context.Cause(c.Ctx); cause != nil && cause != context.Canceled {
+		return cause
+	}
+	return errCancelled
+}
+
+// Untimed stops the block's time-limit clock until the returned function is
+// called, for work that waits on something other than the code: a person
+// (ask_user, a paused run), the network, a held key. Calls may nest.
+func (c *Call) Untimed() (resume func()) {
+	c.r.clock.pause()
+	done := false
+	return func() {
+		if !done {
+			done = true
+			c.r.clock.resume()
+		}
+	}
+}
+
+// Now returns the current time from Options.Now (time.Now by default).
+func (c *Call) Now() time.Time { return c.r.now() }
+
+// ArgsText renders the call's arguments as the model wrote them, e.g.
+// `640, 400, button="right"`; each value is cut to 200 characters.
+func (c *Call) ArgsText() string {
+	parts := make([]string, 0, len(c.args)+len(c.kwargs))
+	for _, v := range c.args {
+		parts = append(parts, shortRepr(v))
+	}
+	for _, kv := range c.kwargs {
+		parts = append(parts, string(kv[0].(starlark.String))+"="+shortRepr(kv[1]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// shortRepr is v's Starlark repr, middle-cut to at most 200 bytes.
+func shortRepr(v starlark.Value) string {
+	s := v.String()
+	const limit = 200
+	if len(s) <= limit {
+		return s
+	}
+	head, tail := cutUTF8(s, limit/2), s[len(s)-limit/2:]
+	for len(tail) > 0 && !startsRune(tail) {
+		tail = tail[1:]
+	}
+	return head + "…" + tail
+}

@@ -1,0 +1,179 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"deskpilot/agent"
+)
+
+// startRun starts the task in the entry (Run button, Ctrl+Enter).
+func (u *UI) startRun() {
+	v := u.rv
+	if u.run != nil {
+		return
+	}
+	task := strings.TrimSpace(v.task.Text)
+	switch {
+	case task == "":
+		v.setHint("Type a task first.")
+		u.win.Canvas().Focus(v.task)
+		return
+	case u.deps.Runner == nil:
+		v.setHint("This build has no agent wired in; only the Console works.")
+		return
+	case !u.configured():
+		u.sv.showGuidance("Set up a model before the first run.")
+		u.tabs.Select(u.settingsTab)
+		return
+	}
+	v.setHint("")
+	u.gen++
+	gen := u.gen
+	cfg := u.cfg
+	u.model = runModel{Task: task, Model: cfg.Model, MaxSteps: cfg.Resolved().MaxSteps, Started: u.now()}
+	v.reset()
+	run, err := u.deps.Runner.Start(task, cfg, u.apiKey(cfg), u.hooks(gen))
+	if err != nil {
+		u.model = runModel{}
+		v.setHint(fmt.Sprintf("Could not start: %v", err))
+		return
+	}
+	u.run = run
+	v.setRunning(true)
+	v.refreshStatus()
+	u.st.refresh()
+	u.startTicker()
+	go func() {
+		<-run.Done()
+		u.do(func() { u.runEnded(gen) })
+	}()
+	if u.autoStrip {
+		u.setCompact(true)
+	}
+}
+
+// hooks connects a run to the UI. Every function is safe from any goroutine.
+func (u *UI) hooks(gen int) agent.Hooks {
+	return agent.Hooks{
+		Event: func(e agent.Event) {
+			u.do(func() {
+				if gen == u.gen {
+					u.onEvent(e)
+				}
+			})
+		},
+		Ask:     u.ask,
+		Confirm: u.confirm,
+	}
+}
+
+// onEvent folds an event into the run model and re-renders what it touched.
+func (u *UI) onEvent(e agent.Event) {
+	s := u.model.apply(e)
+	v := u.rv
+	switch e := e.(type) {
+	case agent.Observed:
+		v.updateStep(s)
+		v.updateLive()
+	case agent.Paused:
+		v.setPaused(true, e.Reason)
+	case agent.Resumed:
+		v.setPaused(false, "")
+	case agent.Finished:
+		u.finish()
+	default:
+		if s != nil {
+			v.updateStep(s)
+		}
+	}
+	v.refreshStatus()
+	u.st.refresh()
+}
+
+// finish returns the UI to idle after a run; the model keeps the result.
+func (u *UI) finish() {
+	u.run = nil
+	u.stopTicker()
+	u.rv.setRunning(false)
+	u.rv.showFinished()
+	u.setCompact(false)
+	u.rv.refreshStatus()
+	u.st.refresh()
+}
+
+// runEnded handles Done: a run that ended without a Finished event failed.
+func (u *UI) runEnded(gen int) {
+	if gen != u.gen || u.model.Done {
+		return
+	}
+	u.model.apply(agent.Finished{Outcome: agent.Failed, Steps: len(u.model.Steps),
+		Error: "the run ended without reporting a result", Usage: u.model.Usage,
+		Elapsed: u.model.elapsed(u.now())})
+	u.finish()
+}
+
+// stopRun stops the active run; the Finished event follows from the run.
+func (u *UI) stopRun() {
+	if u.run == nil {
+		return
+	}
+	u.run.Stop()
+	u.rv.stopBtn.Disable()
+	u.rv.state.SetText("Stopping…")
+}
+
+// togglePause pauses a running run or resumes a paused one.
+func (u *UI) togglePause() {
+	if u.run == nil {
+		return
+	}
+	if u.model.Paused {
+		u.resumeRun()
+		return
+	}
+	u.run.Pause()
+}
+
+// resumeRun resumes with the note typed in the banner.
+func (u *UI) resumeRun() {
+	if u.run == nil {
+		return
+	}
+	u.run.Resume(strings.TrimSpace(u.rv.note.Text))
+}
+
+func (u *UI) startTicker() {
+	if u.tick <= 0 {
+		return
+	}
+	stop := make(chan struct{})
+	u.stopTick = stop
+	go func() {
+		t := time.NewTicker(u.tick)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				u.do(func() {
+					u.rv.refreshStatus()
+					u.st.refresh()
+				})
+			}
+		}
+	}()
+}
+
+func (u *UI) stopTicker() {
+	if u.stopTick != nil {
+		close(u.stopTick)
+		u.stopTick = nil
+	}
+}
+
+// errNoAnswer is returned to ask_user when the person closes the dialog.
+var errNoAnswer = errors.New("ask_user: the person dismissed the question without answering")

@@ -1,0 +1,354 @@
+package app
+
+import (
+	"fmt"
+	"image"
+	"strings"
+	"time"
+
+	"deskpilot/agent"
+)
+
+// stepState is what the timeline knows about one step. It is plain data, fed by
+// events and read by the widgets; it never touches a widget itself.
+type stepState struct {
+	N         int
+	Started   time.Time
+	Reply     string // model reply so far (streamed), then the whole reply
+	Replied   bool   // ModelReplied arrived
+	Code      string // parsed code block
+	CodeSet   bool   // CodeParsed arrived
+	Actions   []agent.Action
+	Obs       string // observation text sent to the model
+	Err       string // code error of the step
+	Changed   bool
+	Observed  bool // Observed arrived
+	Frame     *image.RGBA
+	Usage     agent.Usage
+	ModelTime time.Duration
+	ExecTime  time.Duration
+}
+
+// Thought is the reply without its code block; while the reply streams, it is the
+// text before the first fence.
+func (s *stepState) Thought() string {
+	th, _ := splitReply(s.Reply)
+	return th
+}
+
+// ShownCode is the parsed code, or while streaming the code typed so far.
+func (s *stepState) ShownCode() string {
+	if s.CodeSet {
+		return s.Code
+	}
+	_, code := splitReply(s.Reply)
+	return code
+}
+
+// Failed reports whether the step had an error or a failed action.
+func (s *stepState) Failed() bool {
+	if s.Err != "" {
+		return true
+	}
+	for _, a := range s.Actions {
+		if a.Error != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// splitReply separates a model reply into its thought and its code. It understands
+// fenced blocks (```python ... ```) and <code>...</code>; an unclosed block (still
+// streaming) yields the code typed so far.
+func splitReply(reply string) (thought, code string) {
+	var th, cd []string
+	rest := reply
+	for {
+		i, open, closing := nextBlock(rest)
+		if i < 0 {
+			th = append(th, rest)
+			break
+		}
+		th = append(th, rest[:i])
+		body := rest[i+len(open):]
+		if open == "```" { // skip the language tag line
+			if nl := strings.IndexByte(body, '\n'); nl >= 0 {
+				body = body[nl+1:]
+			} else {
+				body = ""
+			}
+		}
+		j := strings.Index(body, closing)
+		if j < 0 {
+			cd = append(cd, body)
+			break
+		}
+		cd = append(cd, body[:j])
+		rest = body[j+len(closing):]
+	}
+	thought = strings.TrimSpace(strings.TrimPrefix(joinParts(th, " \n"), "Thought:"))
+	return thought, joinParts(cd, "\n")
+}
+
+// joinParts trims each part of cut characters and joins the non-empty ones by lines.
+func joinParts(parts []string, cut string) string {
+	var keep []string
+	for _, p := range parts {
+		if p = strings.Trim(p, cut); p != "" {
+			keep = append(keep, p)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+func nextBlock(s string) (at int, open, closing string) {
+	f := strings.Index(s, "```")
+	c := strings.Index(s, "<code>")
+	switch {
+	case f < 0 && c < 0:
+		return -1, "", ""
+	case c < 0 || (f >= 0 && f < c):
+		return f, "```", "```"
+	default:
+		return c, "<code>", "</code>"
+	}
+}
+
+// runPhase says what a run is doing now.
+type runPhase int
+
+const (
+	phaseIdle runPhase = iota
+	phaseStarting
+	phaseThinking
+	phaseActing
+	phasePaused
+	phaseDone
+)
+
+// runModel is the state of the current run, fed by agent events in order. It is
+// not safe for concurrent use: the UI applies events on the Fyne goroutine.
+type runModel struct {
+	Task, Model, CoordMode, TraceDir string
+	MaxSteps                         int
+	Started                          time.Time
+	Steps                            []*stepState
+	Usage                            agent.Usage
+	Paused                           bool
+	PauseReason                      string
+	Done                             bool
+	Result                           agent.Finished
+	Frame                            *image.RGBA // newest frame the model saw
+	FrameStep                        int         // step of Frame
+}
+
+// step returns step n, creating it (and any gap before it) when needed.
+func (m *runModel) step(n int) *stepState {
+	if n < 1 {
+		n = 1
+	}
+	for len(m.Steps) < n {
+		m.Steps = append(m.Steps, &stepState{N: len(m.Steps) + 1})
+	}
+	return m.Steps[n-1]
+}
+
+// apply folds one event into the model. It returns the step the event touched, or
+// nil for run-level events.
+func (m *runModel) apply(e agent.Event) *stepState {
+	switch e := e.(type) {
+	case agent.RunStarted:
+		*m = runModel{Task: e.Task, Model: e.Model, CoordMode: e.CoordMode,
+			TraceDir: e.TraceDir, MaxSteps: e.MaxSteps, Started: e.Time}
+	case agent.StepStarted:
+		s := m.step(e.Step)
+		s.Started = e.Time
+		if e.Max > 0 {
+			m.MaxSteps = e.Max
+		}
+		return s
+	case agent.TextDelta:
+		s := m.step(e.Step)
+		s.Reply += e.Text
+		return s
+	case agent.ModelReplied:
+		s := m.step(e.Step)
+		s.Reply, s.Replied, s.Usage, s.ModelTime = e.Text, true, e.Usage, e.Duration
+		m.Usage.Input += e.Usage.Input
+		m.Usage.Output += e.Usage.Output
+		return s
+	case agent.CodeParsed:
+		s := m.step(e.Step)
+		s.Code, s.CodeSet = e.Code, true
+		return s
+	case agent.ActionDone:
+		s := m.step(e.Step)
+		s.Actions = append(s.Actions, e.Action)
+		return s
+	case agent.Observed:
+		s := m.step(e.Step)
+		s.Obs, s.Err, s.Changed, s.ExecTime, s.Observed = e.Text, e.Error, e.Changed, e.Duration, true
+		if e.Frame != nil {
+			s.Frame, m.Frame, m.FrameStep = e.Frame, e.Frame, e.Step
+		}
+		return s
+	case agent.Paused:
+		m.Paused, m.PauseReason = true, e.Reason
+	case agent.Resumed:
+		m.Paused, m.PauseReason = false, ""
+	case agent.Finished:
+		m.Done, m.Paused, m.Result = true, false, e
+		if e.Usage != (agent.Usage{}) {
+			m.Usage = e.Usage
+		}
+		if e.TraceDir != "" {
+			m.TraceDir = e.TraceDir
+		}
+	}
+	return nil
+}
+
+// phase is what the run is doing now.
+func (m *runModel) phase() runPhase {
+	switch {
+	case m.Done:
+		return phaseDone
+	case m.Paused:
+		return phasePaused
+	case len(m.Steps) == 0:
+		return phaseStarting
+	}
+	last := m.Steps[len(m.Steps)-1]
+	if last.Replied && !last.Observed {
+		return phaseActing
+	}
+	return phaseThinking
+}
+
+// elapsed is the run time so far, or the whole run time once finished.
+func (m *runModel) elapsed(now time.Time) time.Duration {
+	if m.Done && m.Result.Elapsed > 0 {
+		return m.Result.Elapsed
+	}
+	if m.Started.IsZero() || now.Before(m.Started) {
+		return 0
+	}
+	return now.Sub(m.Started)
+}
+
+// stateText is the one-word state shown first in the status bar.
+func (m *runModel) stateText() string {
+	switch m.phase() {
+	case phaseStarting:
+		return "Starting"
+	case phaseThinking:
+		return "Thinking"
+	case phaseActing:
+		return "Acting"
+	case phasePaused:
+		return "Paused"
+	case phaseDone:
+		return outcomeText(m.Result.Outcome)
+	}
+	return "Ready"
+}
+
+func outcomeText(o agent.Outcome) string {
+	switch o {
+	case agent.Answered:
+		return "Answered"
+	case agent.Failed:
+		return "Failed"
+	case agent.MaxSteps:
+		return "Step limit reached"
+	case agent.Cancelled:
+		return "Stopped"
+	}
+	return "Finished"
+}
+
+// statusLine is "Step 3 / 30 · 0:42 · 12.3k in · 456 out · $0.04"; the cost part
+// appears only when p has prices.
+func (m *runModel) statusLine(now time.Time, p *Preset) string {
+	n := len(m.Steps)
+	if m.Done && m.Result.Steps > 0 {
+		n = m.Result.Steps
+	}
+	parts := []string{fmt.Sprintf("Step %d / %d", n, m.MaxSteps), clock(m.elapsed(now)),
+		tokens(m.Usage.Input) + " in", tokens(m.Usage.Output) + " out"}
+	if c, ok := cost(m.Usage, p); ok {
+		parts = append(parts, c)
+	}
+	return strings.Join(parts, "  ·  ")
+}
+
+// cost estimates the price of usage with p's prices (USD per 1M tokens).
+func cost(u agent.Usage, p *Preset) (string, bool) {
+	if p == nil || (p.PriceIn <= 0 && p.PriceOut <= 0) {
+		return "", false
+	}
+	usd := float64(u.Input)*p.PriceIn/1e6 + float64(u.Output)*p.PriceOut/1e6
+	if usd < 0.01 {
+		return fmt.Sprintf("$%.4f", usd), true
+	}
+	return fmt.Sprintf("$%.2f", usd), true
+}
+
+// clock formats d as m:ss or h:mm:ss.
+func clock(d time.Duration) string {
+	s := int(d.Round(time.Second) / time.Second)
+	if s >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
+	}
+	return fmt.Sprintf("%d:%02d", s/60, s%60)
+}
+
+// tokens formats a token count compactly: 950, 12.3k, 1.2M.
+func tokens(n int) string {
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 10_000:
+		return fmt.Sprintf("%.0fk", float64(n)/1e3)
+	case n >= 1000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	}
+	return fmt.Sprint(n)
+}
+
+// seconds formats a duration for a step card: 850 ms, 3.2 s, 1m05s.
+func seconds(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1f s", d.Seconds())
+	}
+	return d.Round(time.Second).String()
+}
+
+// actionText is one line of the action list: "click(540, 320) → (1080, 640) · 12 ms".
+func actionText(a agent.Action) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s(%s)", a.Name, a.Args)
+	if a.Screen != nil {
+		fmt.Fprintf(&b, " → screen (%d, %d)", a.Screen[0], a.Screen[1])
+		if a.To != nil {
+			fmt.Fprintf(&b, "–(%d, %d)", a.To[0], a.To[1])
+		}
+	}
+	if a.Duration > 0 {
+		b.WriteString(" · " + seconds(a.Duration))
+	}
+	switch {
+	case a.Error != "":
+		b.WriteString(" — " + a.Error)
+	case a.Result != "":
+		b.WriteString(" — " + a.Result)
+	}
+	return b.String()
+}
+
+// ms converts milliseconds to a Duration.
+func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }

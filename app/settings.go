@@ -1,0 +1,339 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"deskpilot/agent"
+)
+
+// guidanceMarkdown explains how to get a model on first run.
+const guidanceMarkdown = `deskpilot needs a **vision model** behind an OpenAI-compatible endpoint. Any of these works:
+
+- **Ollama on this computer** — base URL ` + "`http://localhost:11434/v1`" + `, model e.g. ` + "`qwen2.5vl:7b`" + ` (run ` + "`ollama pull qwen2.5vl:7b`" + ` first). No key needed.
+- **vLLM, LM Studio or llama.cpp server** — base URL such as ` + "`http://localhost:8000/v1`" + ` and the model name it serves.
+- **A hosted API** (OpenAI, OpenRouter, Gemini, …) — pick a preset and enter your API key.
+
+The **Console** tab works meanwhile: try code actions on the desktop without a model.`
+
+// connectionTimeout bounds the Test connection request.
+const connectionTimeout = 60 * time.Second
+
+// settingsView edits the config file (DESIGN.md §7, §8).
+type settingsView struct {
+	u       *UI
+	content fyne.CanvasObject
+
+	guidance     fyne.CanvasObject
+	guidanceHead *widget.Label
+
+	preset                                 *widget.Select
+	baseURL, model, keyEnv, key            *widget.Entry
+	coords                                 *widget.RadioGroup
+	maxSide, maxSteps, keep, plan, display *widget.Entry
+	keyNote, envNote, result               *widget.Label
+	testBtn, saveBtn                       *widget.Button
+	testing                                *widget.Activity
+}
+
+func newSettingsView(u *UI) *settingsView {
+	v := &settingsView{u: u}
+	v.buildFields()
+	v.guidanceHead = heading("Set up a model to get started")
+	md := widget.NewRichTextFromMarkdown(guidanceMarkdown)
+	md.Wrapping = fyne.TextWrapWord
+	v.guidance = tinted(theme.ColorNamePrimary, container.NewPadded(container.NewVBox(v.guidanceHead, md)))
+	v.testBtn = widget.NewButtonWithIcon("Test connection", theme.MediaPlayIcon(), v.testConnection)
+	v.saveBtn = widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), v.save)
+	v.saveBtn.Importance = widget.HighImportance
+	v.testing = widget.NewActivity()
+	v.testing.Hide()
+	v.result = widget.NewLabel("")
+	v.result.Wrapping = fyne.TextWrapWord
+	v.result.Hide()
+
+	model, agentForm := v.forms()
+	strip := widget.NewCheck("Shrink the window to a small strip while a run is active", func(on bool) {
+		u.autoStrip = on
+		u.app.Preferences().SetBool(PrefCompactWhileRunning, on)
+	})
+	strip.SetChecked(u.autoStrip)
+	buttons := container.NewHBox(v.testBtn, container.NewStack(v.testing), layout.NewSpacer(), v.saveBtn)
+	path := widget.NewLabel("Saved to " + u.deps.ConfigPath + " — the command line reads the same file.")
+	path.Importance = widget.LowImportance
+	path.Wrapping = fyne.TextWrapBreak
+	col := container.NewVBox(v.guidance,
+		heading("Model"), model, v.keyNote,
+		widget.NewSeparator(),
+		heading("Agent"), agentForm, v.envNote,
+		widget.NewSeparator(),
+		heading("Window"), strip, path)
+	footer := container.NewVBox(widget.NewSeparator(), centered(container.NewVBox(buttons, v.result), 760))
+	v.content = container.NewBorder(nil, container.NewPadded(footer), nil, nil,
+		container.NewVScroll(container.NewPadded(centered(col, 760))))
+	v.load()
+	return v
+}
+
+// forms lays the fields out in two forms whose label columns line up.
+func (v *settingsView) forms() (model, agent *fyne.Container) {
+	const labelWidth = 170
+	type field struct {
+		label string
+		obj   fyne.CanvasObject
+	}
+	grid := func(fields []field) *fyne.Container {
+		var objs []fyne.CanvasObject
+		for _, f := range fields {
+			objs = append(objs, formLabel(f.label, labelWidth), f.obj)
+		}
+		return container.New(layout.NewFormLayout(), objs...)
+	}
+	mf := []field{{"Preset", v.preset}, {"Base URL", v.baseURL}, {"Model", v.model}}
+	if v.u.deps.Secrets != nil {
+		mf = append(mf, field{"API key", v.key}, field{"Key name", v.keyEnv})
+	} else {
+		mf = append(mf, field{"API key variable", v.keyEnv})
+	}
+	return grid(mf), grid([]field{
+		{"Coordinates", v.coords}, {"Image size (px)", v.maxSide}, {"Max steps", v.maxSteps},
+		{"Screenshots kept", v.keep}, {"Plan every N steps", v.plan}, {"Target display", v.display},
+	})
+}
+
+func (v *settingsView) buildFields() {
+	names := []string{customPreset}
+	for _, p := range v.u.deps.Presets {
+		names = append(names, p.Name)
+	}
+	v.preset = widget.NewSelect(names, v.pickPreset)
+	v.baseURL = widget.NewEntry()
+	v.baseURL.SetPlaceHolder("http://localhost:11434/v1")
+	v.model = widget.NewEntry()
+	v.model.SetPlaceHolder("e.g. qwen2.5vl:7b")
+	v.keyEnv = widget.NewEntry()
+	v.keyEnv.SetPlaceHolder("OPENAI_API_KEY")
+	v.key = widget.NewPasswordEntry()
+	v.key.SetPlaceHolder("Paste your API key (leave empty for local servers)")
+	v.coords = widget.NewRadioGroup([]string{"pixels", "norm1000"}, nil)
+	v.coords.Horizontal = true
+	v.coords.Required = true
+	num := func(ph string) *widget.Entry {
+		e := widget.NewEntry()
+		e.SetPlaceHolder(ph)
+		return e
+	}
+	v.maxSide = num(fmt.Sprintf("%d (longest side the model sees)", agent.DefaultMaxSide))
+	v.maxSteps = num(fmt.Sprint(agent.DefaultMaxSteps))
+	v.keep = num(fmt.Sprintf("%d (older ones become a placeholder)", agent.DefaultKeepImages))
+	v.plan = num("0 = no planning")
+	v.display = num("0 = primary monitor")
+	v.keyNote = widget.NewLabel("")
+	v.keyNote.Wrapping = fyne.TextWrapWord
+	v.keyNote.Importance = widget.LowImportance
+	v.envNote = widget.NewLabel("")
+	v.envNote.Wrapping = fyne.TextWrapWord
+	v.envNote.Importance = widget.WarningImportance
+}
+
+// load shows the saved config in the fields.
+func (v *settingsView) load() {
+	u := v.u
+	f := formFrom(u.fileCfg)
+	sel := customPreset
+	for _, p := range u.deps.Presets {
+		if p.Name == f.Preset {
+			sel = p.Name
+		}
+	}
+	v.preset.OnChanged = nil
+	v.preset.SetSelected(sel)
+	v.preset.OnChanged = v.pickPreset
+	v.setForm(f)
+	v.key.SetText("")
+	v.refreshNotes()
+	showIf(v.guidance, !u.configured())
+	if u.cfgErr != nil {
+		v.showResult(fmt.Sprintf("The config file has a problem: %v", u.cfgErr), true)
+	}
+}
+
+func (v *settingsView) setForm(f settingsForm) {
+	v.baseURL.SetText(f.BaseURL)
+	v.model.SetText(f.Model)
+	v.keyEnv.SetText(f.KeyEnv)
+	v.coords.SetSelected(f.Coords)
+	v.maxSide.SetText(f.MaxSide)
+	v.maxSteps.SetText(f.MaxSteps)
+	v.keep.SetText(f.Keep)
+	v.plan.SetText(f.Plan)
+	v.display.SetText(f.Display)
+}
+
+func (v *settingsView) form() settingsForm {
+	p := v.preset.Selected
+	if p == customPreset {
+		p = ""
+	}
+	return settingsForm{Preset: p, BaseURL: v.baseURL.Text, Model: v.model.Text, KeyEnv: v.keyEnv.Text,
+		Coords: v.coords.Selected, MaxSide: v.maxSide.Text, MaxSteps: v.maxSteps.Text,
+		Keep: v.keep.Text, Plan: v.plan.Text, Display: v.display.Text}
+}
+
+// pickPreset fills the fields from a preset (saved only with Save).
+func (v *settingsView) pickPreset(name string) {
+	for _, p := range v.u.deps.Presets {
+		if p.Name == name {
+			f := formFrom(withPreset(agent.Config{}, p))
+			f.MaxSteps, f.Keep, f.Plan, f.Display = v.maxSteps.Text, v.keep.Text, v.plan.Text, v.display.Text
+			v.setForm(f)
+			v.refreshNotes()
+			return
+		}
+	}
+}
+
+// refreshNotes explains where the key comes from and which environment variables win.
+func (v *settingsView) refreshNotes() {
+	u := v.u
+	name := strings.TrimSpace(v.keyEnv.Text)
+	if name == "" {
+		name = agent.Config{}.Resolved().APIKeyEnv
+	}
+	_, inEnv := u.env(name)
+	var note string
+	switch {
+	case u.deps.Secrets != nil:
+		note = fmt.Sprintf("The key is kept in the system keyring under %q, never in the config file.", name)
+		if _, err := u.deps.Secrets.Get(name); err == nil {
+			note += " A key is saved; type a new one to replace it."
+		}
+		if inEnv {
+			note += fmt.Sprintf(" $%s is set and takes precedence.", name)
+		}
+	case inEnv:
+		note = fmt.Sprintf("$%s is set. No system keyring was found, so deskpilot never stores keys: it reads them from that variable.", name)
+	default:
+		note = fmt.Sprintf("No system keyring was found, so deskpilot never stores keys. For a hosted API, start deskpilot with the key in that variable: export %s=… (local servers need no key).", name)
+	}
+	v.keyNote.SetText(note)
+	if set := envOverrides(u.env); len(set) > 0 {
+		v.envNote.SetText("Set in the environment and used instead of the values here: " + strings.Join(set, ", "))
+		v.envNote.Show()
+	} else {
+		v.envNote.Hide()
+	}
+}
+
+// showGuidance points at the guidance with a reason (e.g. Run without a model).
+func (v *settingsView) showGuidance(reason string) {
+	v.guidanceHead.SetText(reason)
+	v.guidance.Show()
+}
+
+func (v *settingsView) showResult(s string, bad bool) {
+	v.result.SetText(s)
+	v.result.Importance = widget.SuccessImportance
+	if bad {
+		v.result.Importance = widget.DangerImportance
+	}
+	v.result.Refresh()
+	v.result.Show()
+}
+
+// save writes the config file and, with a keyring, the typed key.
+func (v *settingsView) save() {
+	u := v.u
+	c, err := v.form().apply(u.fileCfg)
+	if err != nil {
+		v.showResult(err.Error(), true)
+		return
+	}
+	if key := strings.TrimSpace(v.key.Text); key != "" && u.deps.Secrets != nil {
+		if err := u.deps.Secrets.Set(c.Resolved().APIKeyEnv, key); err != nil {
+			v.showResult(fmt.Sprintf("Could not store the key in the keyring: %v", err), true)
+			return
+		}
+	}
+	if err := u.saveConfig(c); err != nil {
+		v.showResult(fmt.Sprintf("Could not save: %v", err), true)
+		return
+	}
+	v.key.SetText("")
+	v.refreshNotes()
+	showIf(v.guidance, !u.configured())
+	v.showResult("Saved.", false)
+}
+
+// testConnection sends a tiny request with the values in the form.
+func (v *settingsView) testConnection() {
+	u := v.u
+	if u.deps.TestConnection == nil {
+		v.showResult("Connection testing is not available in this build.", true)
+		return
+	}
+	c, err := v.form().apply(u.fileCfg)
+	if err == nil && (c.BaseURL == "" || c.Model == "") {
+		err = fmt.Errorf("enter a base URL and a model first")
+	}
+	if err != nil {
+		v.showResult(err.Error(), true)
+		return
+	}
+	key := strings.TrimSpace(v.key.Text)
+	if key == "" {
+		key = u.apiKey(c)
+	}
+	v.testBtn.Disable()
+	v.testing.Show()
+	v.testing.Start()
+	v.showResult(fmt.Sprintf("Sending a small image to %s at %s…", c.Model, c.BaseURL), false)
+	test := u.deps.TestConnection
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), connectionTimeout)
+		defer cancel()
+		err := test(ctx, c, key)
+		u.do(func() {
+			v.testBtn.Enable()
+			v.testing.Stop()
+			v.testing.Hide()
+			if err != nil {
+				v.showResult(fmt.Sprintf("Connection failed: %v", err), true)
+				return
+			}
+			v.showResult(fmt.Sprintf("Connected: %s answered a request with an image.", c.Model), false)
+		})
+	}()
+}
+
+// centered limits content to width and centres it horizontally.
+func centered(content fyne.CanvasObject, width float32) fyne.CanvasObject {
+	return container.New(&maxWidth{width: width}, content)
+}
+
+// maxWidth lays out its objects at most width wide, centred.
+type maxWidth struct{ width float32 }
+
+func (l *maxWidth) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	w := min(size.Width, l.width)
+	for _, o := range objs {
+		o.Resize(fyne.NewSize(w, size.Height))
+		o.Move(fyne.NewPos((size.Width-w)/2, 0))
+	}
+}
+
+func (l *maxWidth) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	var s fyne.Size
+	for _, o := range objs {
+		s = s.Max(o.MinSize())
+	}
+	return s
+}

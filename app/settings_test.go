@@ -1,0 +1,184 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+
+	"deskpilot/agent"
+)
+
+func TestFirstRunOpensSettings(t *testing.T) {
+	con := &fakeConsole{}
+	h := newHarness(t, func(d *Deps) { d.Console = con })
+	if h.u.tabs.Selected() != h.u.settingsTab {
+		t.Fatalf("first run opened on %q, want Settings", h.u.tabs.Selected().Text)
+	}
+	if !h.u.sv.guidance.Visible() {
+		t.Fatal("no guidance on first run")
+	}
+	content := test.RenderObjectToMarkup(h.u.sv.guidance)
+	for _, want := range []string{"http://localhost:11434/v1", "vLLM", "API key", "Console"} {
+		if !strings.Contains(content, want) {
+			t.Errorf("guidance does not mention %q", want)
+		}
+	}
+	// Run without a model leads back to the settings.
+	h.u.tabs.Select(h.u.runTab)
+	test.Type(h.u.rv.task, "Write a haiku")
+	test.Tap(h.u.rv.runBtn)
+	if len(h.runner.starts) != 0 || h.u.tabs.Selected() != h.u.settingsTab {
+		t.Errorf("run without a model: starts=%d tab=%q", len(h.runner.starts), h.u.tabs.Selected().Text)
+	}
+	// The console works meanwhile.
+	h.u.tabs.Select(h.u.consoleTab)
+	test.Type(h.u.cv.code, "click(10, 20)")
+	test.Tap(h.u.cv.runBtn)
+	h.q.waitFor(t, "the console run", func() bool { return h.u.cv.cancel == nil && h.u.cv.cur != nil })
+	e := h.u.cv.cur
+	if len(con.codes) != 1 || con.codes[0] != "click(10, 20)" {
+		t.Fatalf("console ran %q", con.codes)
+	}
+	if len(e.actions.Objects) != 1 || e.output.Text != "clicked" || !h.u.cv.frame.Visible() {
+		t.Errorf("console shows %d actions, output %q, frame %v", len(e.actions.Objects), e.output.Text, h.u.cv.frame.Visible())
+	}
+}
+
+func TestSettingsSaveAndReload(t *testing.T) {
+	h := newHarness(t)
+	sv := h.u.sv
+	sv.preset.SetSelected("Paid")
+	if sv.baseURL.Text != "http://127.0.0.1:9/v1" || sv.keyEnv.Text != "PAID_KEY" {
+		t.Fatalf("preset did not fill the form: %q %q", sv.baseURL.Text, sv.keyEnv.Text)
+	}
+	sv.model.SetText("vision-72b")
+	sv.coords.SetSelected("norm1000")
+	sv.maxSide.SetText("1024")
+	sv.maxSteps.SetText("12")
+	sv.keep.SetText("2")
+	sv.plan.SetText("4")
+	sv.display.SetText("1")
+	test.Tap(sv.saveBtn)
+	if sv.result.Text != "Saved." {
+		t.Fatalf("save said %q", sv.result.Text)
+	}
+	want := agent.Config{Preset: "Paid", BaseURL: "http://127.0.0.1:9/v1", Model: "vision-72b", APIKeyEnv: "PAID_KEY",
+		CoordMode: "norm1000", MaxSide: 1024, MaxSteps: 12, KeepImages: 2, PlanEvery: 4, Display: 1}
+	got, err := agent.LoadConfig(h.u.deps.ConfigPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Preset != want.Preset || got.BaseURL != want.BaseURL || got.Model != want.Model || got.APIKeyEnv != want.APIKeyEnv ||
+		got.CoordMode != want.CoordMode || got.MaxSide != want.MaxSide || got.MaxSteps != want.MaxSteps ||
+		got.KeepImages != want.KeepImages || got.PlanEvery != want.PlanEvery || got.Display != want.Display {
+		t.Errorf("saved %+v\nwant  %+v", got, want)
+	}
+	if sv.guidance.Visible() {
+		t.Error("guidance still shown once a model is configured")
+	}
+
+	// A new app on the same file shows the same values and opens on Run.
+	h2 := newHarness(t, func(d *Deps) { d.ConfigPath = h.u.deps.ConfigPath })
+	sv2 := h2.u.sv
+	if h2.u.tabs.Selected() != h2.u.runTab || sv2.model.Text != "vision-72b" || sv2.coords.Selected != "norm1000" ||
+		sv2.maxSteps.Text != "12" || sv2.preset.Selected != "Paid" || h2.u.rv.picker.Selected != "Paid" {
+		t.Errorf("reloaded: tab=%q model=%q coords=%q steps=%q preset=%q",
+			h2.u.tabs.Selected().Text, sv2.model.Text, sv2.coords.Selected, sv2.maxSteps.Text, sv2.preset.Selected)
+	}
+}
+
+func TestSettingsKeyStorage(t *testing.T) {
+	t.Run("keyring", func(t *testing.T) {
+		sec := &memSecrets{m: map[string]string{}}
+		h := newHarness(t, func(d *Deps) { d.Secrets = sec })
+		sv := h.u.sv
+		sv.preset.SetSelected("Paid")
+		test.Type(sv.key, "sk-secret-42")
+		test.Tap(sv.saveBtn)
+		if sec.m["PAID_KEY"] != "sk-secret-42" {
+			t.Fatalf("keyring holds %v", sec.m)
+		}
+		data, err := os.ReadFile(h.u.deps.ConfigPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(data), "sk-secret-42") {
+			t.Fatal("the API key was written to the config file")
+		}
+		if sv.key.Text != "" {
+			t.Error("the key stays visible in the form after saving")
+		}
+		// Runs get the key from the keyring.
+		h.u.tabs.Select(h.u.runTab)
+		h.start("x")
+		if k := h.runner.starts[0].key; k != "sk-secret-42" {
+			t.Errorf("run got key %q", k)
+		}
+	})
+	t.Run("environment variable", func(t *testing.T) {
+		h := newHarness(t)
+		sv := h.u.sv
+		if !strings.Contains(sv.keyNote.Text, "never stores keys") {
+			t.Errorf("key note = %q", sv.keyNote.Text)
+		}
+		sv.baseURL.SetText("https://api.example.com/v1")
+		sv.model.SetText("m")
+		sv.keyEnv.SetText("sk-abc-123")
+		test.Tap(sv.saveBtn)
+		if _, err := os.Stat(h.u.deps.ConfigPath); err == nil {
+			t.Error("a key typed into the variable field was saved")
+		}
+		if !strings.Contains(sv.result.Text, "not the key itself") {
+			t.Errorf("result = %q", sv.result.Text)
+		}
+	})
+}
+
+func TestTestConnection(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"ok", nil, "Connected: vision-7b answered"},
+		{"refused", errors.New("connection refused"), "Connection failed: connection refused"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var gotCfg agent.Config
+			var gotKey string
+			h := newHarness(t, configured(t), func(d *Deps) {
+				d.TestConnection = func(ctx context.Context, c agent.Config, key string) error {
+					gotCfg, gotKey = c, key
+					return tt.err
+				}
+			})
+			h.env["PAID_KEY"] = "k-env"
+			test.Tap(h.u.sv.testBtn)
+			h.q.waitFor(t, "the connection test", func() bool { return !h.u.sv.testBtn.Disabled() })
+			if !strings.HasPrefix(h.u.sv.result.Text, tt.want) {
+				t.Errorf("result = %q, want prefix %q", h.u.sv.result.Text, tt.want)
+			}
+			if gotCfg.Model != "vision-7b" || gotKey != "k-env" {
+				t.Errorf("tested model %q with key %q", gotCfg.Model, gotKey)
+			}
+		})
+	}
+}
+
+func TestEnvOverridesAreShown(t *testing.T) {
+	h := newHarness(t, configured(t))
+	h.env["OPENAI_BASE_URL"] = "http://other:8000/v1"
+	h.u.loadConfig()
+	h.u.sv.load()
+	if !h.u.sv.envNote.Visible() || !strings.Contains(h.u.sv.envNote.Text, "OPENAI_BASE_URL") {
+		t.Errorf("env note = %q", h.u.sv.envNote.Text)
+	}
+	if h.u.cfg.BaseURL != "http://other:8000/v1" {
+		t.Errorf("effective base URL %q, want the environment's", h.u.cfg.BaseURL)
+	}
+}

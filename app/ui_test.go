@@ -1,0 +1,290 @@
+package app
+
+import (
+	"errors"
+	"image/color"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
+
+	"deskpilot/agent"
+)
+
+const step1Reply = "Thought: I open the editor.\n```python\nlaunch(\"gedit\")\n```"
+
+// script is a two-step run: a good step, then one whose code fails.
+func script() []agent.Event {
+	return []agent.Event{
+		agent.RunStarted{Task: "Write a haiku", Model: "vision-7b", MaxSteps: 30, Time: runStart},
+		agent.StepStarted{Step: 1, Max: 30, Time: runStart},
+		agent.TextDelta{Step: 1, Text: "Thought: I open the editor.\n```py"},
+		agent.TextDelta{Step: 1, Text: "thon\nlaunch(\"gedit\")\n```"},
+		agent.ModelReplied{Step: 1, Text: step1Reply, Usage: agent.Usage{Input: 1200, Output: 80}, Duration: 2 * time.Second},
+		agent.CodeParsed{Step: 1, Code: `launch("gedit")`},
+		agent.ActionDone{Step: 1, Action: agent.Action{Name: "launch", Args: `"gedit"`, Duration: 150 * time.Millisecond, Result: "started"}},
+		agent.Observed{Step: 1, Text: "Screen changed: yes", Changed: true, Frame: solid(160, 90, color.RGBA{0, 128, 0, 255}), Duration: time.Second},
+		agent.StepStarted{Step: 2, Max: 30, Time: runStart.Add(5 * time.Second)},
+		agent.ModelReplied{Step: 2, Text: "Thought: Save it.\n```python\npres(\"ctrl+s\")\n```", Usage: agent.Usage{Input: 1500, Output: 60}, Duration: time.Second},
+		agent.CodeParsed{Step: 2, Code: `pres("ctrl+s")`},
+		agent.Observed{Step: 2, Text: "Error: line 1: undefined: pres", Error: "line 1: undefined: pres", Duration: 100 * time.Millisecond},
+	}
+}
+
+func TestRunStartsOnFakeRunner(t *testing.T) {
+	tests := []struct {
+		name  string
+		press func(h *harness)
+	}{
+		{"run button", func(h *harness) { test.Tap(h.u.rv.runBtn) }},
+		{"ctrl+enter", func(h *harness) {
+			h.u.rv.task.TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyReturn, Modifier: fyne.KeyModifierControl})
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, configured(t))
+			h.env["PAID_KEY"] = "k-123"
+			if h.u.tabs.Selected() != h.u.runTab {
+				t.Fatalf("configured app opened on %q, want Run", h.u.tabs.Selected().Text)
+			}
+			if got := h.u.win.Canvas().Focused(); got != h.u.rv.task {
+				t.Fatalf("focused %T, want the task entry", got)
+			}
+			test.Type(h.u.rv.task, "Open the editor")
+			tt.press(h)
+			h.q.flush()
+			h.runner.mu.Lock()
+			starts := h.runner.starts
+			h.runner.mu.Unlock()
+			if len(starts) != 1 {
+				t.Fatalf("runner started %d runs, want 1", len(starts))
+			}
+			s := starts[0]
+			if s.task != "Open the editor" || s.cfg.Model != "vision-7b" || s.key != "k-123" {
+				t.Errorf("started task=%q model=%q key=%q", s.task, s.cfg.Model, s.key)
+			}
+			if !h.u.compact || h.u.win.Content() != h.u.st.content {
+				t.Error("window did not shrink to the strip while running")
+			}
+			if h.u.rv.runBtn.Disabled() == false || h.u.rv.stopBtn.Disabled() {
+				t.Error("Run should be disabled and Stop enabled while running")
+			}
+		})
+	}
+}
+
+func TestRunRefusals(t *testing.T) {
+	t.Run("empty task", func(t *testing.T) {
+		h := newHarness(t, configured(t))
+		test.Tap(h.u.rv.runBtn)
+		if len(h.runner.starts) != 0 || !h.u.rv.hint.Visible() || h.u.rv.hint.Text != "Type a task first." {
+			t.Errorf("empty task: starts=%d hint=%q", len(h.runner.starts), h.u.rv.hint.Text)
+		}
+	})
+	t.Run("runner error", func(t *testing.T) {
+		h := newHarness(t, configured(t))
+		h.runner.err = errors.New("no display")
+		test.Type(h.u.rv.task, "x")
+		test.Tap(h.u.rv.runBtn)
+		if !strings.Contains(h.u.rv.hint.Text, "no display") || h.u.run != nil || h.u.compact {
+			t.Errorf("start error: hint=%q running=%v compact=%v", h.u.rv.hint.Text, h.u.run != nil, h.u.compact)
+		}
+	})
+}
+
+func TestEventsRenderAsCards(t *testing.T) {
+	h := newHarness(t, configured(t))
+	h.start("Write a haiku")
+	ev := script()
+	h.emit(ev[:3]...) // first delta only: the thought streams in
+	v := h.u.rv
+	if len(v.cards) != 1 || v.cards[0].thought.Text != "I open the editor." {
+		t.Fatalf("streaming: cards=%d thought=%q", len(v.cards), v.cards[0].thought.Text)
+	}
+	if v.cards[0].meta.Text != "thinking…" {
+		t.Errorf("streaming meta = %q", v.cards[0].meta.Text)
+	}
+	h.emit(ev[3:]...)
+	if len(v.cards) != 2 {
+		t.Fatalf("%d cards, want 2", len(v.cards))
+	}
+	c1, c2 := v.cards[0], v.cards[1]
+	checks := []struct{ name, got, want string }{
+		{"title", c1.title.Text, "Step 1"},
+		{"thought", c1.thought.Text, "I open the editor."},
+		{"code", c1.code.block.Text(), `launch("gedit")`},
+		{"meta", c1.meta.Text, "model 2.0 s  ·  run 1.0 s  ·  1.2k in / 80 out"},
+		{"observation", c1.obs.Text, "Screen changed: yes"},
+		{"error", c2.errLabel.Text, "line 1: undefined: pres"},
+		{"state", v.state.Text, "Thinking"},
+		{"status", v.status.Text, "Step 2 / 30  ·  0:42  ·  2.7k in  ·  140 out  ·  $0.0065"},
+		{"live caption", v.liveCaption.Text, "after step 1  ·  160×90 px"},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("%s = %q, want %q", c.name, c.got, c.want)
+		}
+	}
+	if n := len(c1.actions.Objects); n != 1 || !c1.actionsPart.Visible() {
+		t.Errorf("step 1 shows %d actions (visible %v), want 1", n, c1.actionsPart.Visible())
+	}
+	if !c2.errPart.Visible() || c2.content.fill != theme.ColorNameError {
+		t.Error("the failed step does not stand out in the error colour")
+	}
+	if c1.content.fill == theme.ColorNameError || c1.errPart.Visible() {
+		t.Error("the good step is marked as failed")
+	}
+	if !v.live.Visible() || v.live.Image != h.u.model.Frame {
+		t.Error("live view does not show the newest frame")
+	}
+	c1.content.Resize(fyne.NewSize(560, c1.content.MinSize().Height))
+	assertMarkup(t, "step_card.xml", c1.content)
+	c2.content.Resize(fyne.NewSize(560, c2.content.MinSize().Height))
+	assertImage(t, "step_card_error.png", c2.content, c2.content.Size())
+}
+
+func TestFinishedShowsAnswer(t *testing.T) {
+	h := newHarness(t, configured(t))
+	run := h.start("Write a haiku")
+	h.emit(script()...)
+	h.emit(agent.Finished{Outcome: agent.Answered, Answer: "Saved haiku.txt", Steps: 2,
+		Usage: agent.Usage{Input: 2700, Output: 140}, Elapsed: 42 * time.Second, TraceDir: t.TempDir()})
+	run.finish()
+	v := h.u.rv
+	r := v.result
+	if !r.content.Visible() || r.title.Text != "Answer" || r.answer.Text != "Saved haiku.txt" {
+		t.Fatalf("result: visible=%v title=%q answer=%q", r.content.Visible(), r.title.Text, r.answer.Text)
+	}
+	if h.u.compact || h.u.win.Content() != h.u.tabs {
+		t.Error("window did not come back from the strip")
+	}
+	if v.runBtn.Disabled() || !v.stopBtn.Disabled() || v.state.Text != "Answered" {
+		t.Errorf("after the run: run disabled=%v stop disabled=%v state=%q", v.runBtn.Disabled(), v.stopBtn.Disabled(), v.state.Text)
+	}
+	test.Tap(r.copyBtn)
+	if got := h.app.Clipboard().Content(); got != "Saved haiku.txt" {
+		t.Errorf("clipboard = %q", got)
+	}
+	test.Tap(v.reportBtn)
+	if len(h.app.opened) != 1 || !strings.HasSuffix(h.app.opened[0], "/report.html") {
+		t.Errorf("opened %v, want the report", h.app.opened)
+	}
+	r.content.Resize(fyne.NewSize(520, r.content.MinSize().Height))
+	assertMarkup(t, "result_answer.xml", r.content)
+}
+
+func TestStopCallsRunStop(t *testing.T) {
+	h := newHarness(t, configured(t))
+	run := h.start("Write a haiku")
+	h.emit(script()[:4]...) // mid-stream
+	test.Tap(h.u.st.stop)   // the strip's Stop
+	if run.stops != 1 {
+		t.Fatalf("Stop called %d times, want 1", run.stops)
+	}
+	h.emit(agent.Finished{Outcome: agent.Cancelled, Steps: 1})
+	h.q.waitFor(t, "the run to end", func() bool { return h.u.run == nil })
+	if h.u.rv.result.title.Text != "Stopped" || h.u.rv.runBtn.Disabled() {
+		t.Errorf("after stop: title=%q run disabled=%v", h.u.rv.result.title.Text, h.u.rv.runBtn.Disabled())
+	}
+}
+
+func TestRunEndedWithoutFinished(t *testing.T) {
+	h := newHarness(t, configured(t))
+	run := h.start("Write a haiku")
+	h.emit(script()[:2]...)
+	run.finish()
+	h.q.waitFor(t, "the UI to notice the run ended", func() bool { return h.u.run == nil })
+	if h.u.model.Result.Outcome != agent.Failed || h.u.rv.result.title.Text != "The run failed" {
+		t.Errorf("outcome %q title %q", h.u.model.Result.Outcome, h.u.rv.result.title.Text)
+	}
+}
+
+func TestPausedShowsBanner(t *testing.T) {
+	h := newHarness(t, configured(t))
+	run := h.start("Write a haiku")
+	h.emit(script()[:8]...)
+	h.emit(agent.Paused{Step: 1, Reason: "you moved the mouse"})
+	v := h.u.rv
+	if !v.banner.Visible() || !strings.Contains(v.bannerReason.Text, "you moved the mouse") {
+		t.Fatalf("banner visible=%v text=%q", v.banner.Visible(), v.bannerReason.Text)
+	}
+	if h.u.st.line.Text != "You took over — the agent is paused. Resume when you are done." || h.u.st.pause.Text != "Resume" {
+		t.Errorf("strip: line=%q button=%q", h.u.st.line.Text, h.u.st.pause.Text)
+	}
+	h.u.st.content.Resize(fyne.NewSize(stripWidth, h.u.st.content.MinSize().Height))
+	assertMarkup(t, "strip_paused.xml", h.u.st.content)
+
+	h.u.setCompact(false)
+	test.Type(v.note, "I closed a popup")
+	test.Tap(findButton(t, v.banner, "Resume"))
+	if len(run.resumes) != 1 || run.resumes[0] != "I closed a popup" {
+		t.Fatalf("Resume notes %q", run.resumes)
+	}
+	h.emit(agent.Resumed{Step: 1})
+	if v.banner.Visible() || v.pauseBtn.Text != "Pause" {
+		t.Errorf("after resume: banner=%v pause=%q", v.banner.Visible(), v.pauseBtn.Text)
+	}
+	test.Tap(v.pauseBtn)
+	if run.pauses != 1 {
+		t.Errorf("Pause called %d times", run.pauses)
+	}
+}
+
+func TestEventsOfAnOldRunAreIgnored(t *testing.T) {
+	h := newHarness(t, configured(t))
+	h.start("first")
+	old := h.hooks()
+	h.emit(agent.Finished{Outcome: agent.Answered, Answer: "one"})
+	h.start("second")
+	old.Event(agent.StepStarted{Step: 7})
+	h.q.flush()
+	if len(h.u.model.Steps) != 0 {
+		t.Errorf("an event of the finished run changed the new one: %d steps", len(h.u.model.Steps))
+	}
+}
+
+func TestPresetPickerSaves(t *testing.T) {
+	h := newHarness(t, configured(t))
+	h.u.rv.picker.SetSelected("Local")
+	c, err := agent.LoadConfig(h.u.deps.ConfigPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Preset != "Local" || c.BaseURL != "http://localhost:11434/v1" || c.Model != "qwen2.5vl:7b" {
+		t.Errorf("saved %+v", c)
+	}
+	if h.u.rv.modelInfo.Text != "qwen2.5vl:7b at http://localhost:11434/v1" {
+		t.Errorf("model info %q", h.u.rv.modelInfo.Text)
+	}
+	if h.u.sv.baseURL.Text != "http://localhost:11434/v1" {
+		t.Errorf("settings not refreshed: %q", h.u.sv.baseURL.Text)
+	}
+}
+
+func TestCheckDisplay(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		ok   bool
+	}{
+		{"x11", map[string]string{"DISPLAY": ":0"}, true},
+		{"wayland", map[string]string{"WAYLAND_DISPLAY": "wayland-0"}, true},
+		{"none", map[string]string{"DISPLAY": ""}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := CheckDisplay(func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok })
+			if (err == nil) != tt.ok {
+				t.Fatalf("CheckDisplay = %v", err)
+			}
+			if err != nil && !strings.Contains(err.Error(), "deskpilot run") {
+				t.Errorf("message does not say how to run headless: %v", err)
+			}
+		})
+	}
+}

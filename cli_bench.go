@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"deskpilot/actions"
+	"deskpilot/agent"
+	"deskpilot/vision"
+)
+
+// stat is the summary of one measured figure, in milliseconds.
+type stat struct {
+	Min    float64 `json:"min"`
+	Median float64 `json:"median"`
+	Max    float64 `json:"max"`
+	N      int     `json:"n"`
+}
+
+func summarize(ds []time.Duration) stat {
+	if len(ds) == 0 {
+		return stat{}
+	}
+	slices.Sort(ds)
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	return stat{Min: ms(ds[0]), Median: ms(ds[len(ds)/2]), Max: ms(ds[len(ds)-1]), N: len(ds)}
+}
+
+func newBenchCmd(s *settings) *cobra.Command {
+	var asJSON bool
+	var n int
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Measure capture, observation, click, typing and settle on this display",
+		Long: `Measures what a user feels on the current display: capture (one frame of the target
+monitor), observe (capture to data URL at the configured image size), click, typing 100
+characters, and settle after a click. --json prints one object with keys capture_ms,
+observe_ms, click_ms, type100_ms, settle_ms, each {"min","median","max","n"}.
+Click and typing act on the desktop: run it on a display where that is harmless.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := s.load()
+			if err != nil {
+				return err
+			}
+			d, err := openDesktop(cfg)
+			if err != nil {
+				return &exitError{exitFailed, err}
+			}
+			defer d.Close()
+			res, err := bench(cmd.Context(), cfg, d, n)
+			if err != nil {
+				return &exitError{exitFailed, err}
+			}
+			return printBench(cmd.OutOrStdout(), res, asJSON)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().IntVarP(&n, "count", "n", 30, "repetitions of each measurement")
+	return cmd
+}
+
+func bench(ctx context.Context, cfg agent.Config, d *desktop, n int) (map[string]stat, error) {
+	n = max(n, 1)
+	b := d.target.Bounds
+	region := d.screen.Region(b)
+	mode, err := vision.ParseCoordMode(cfg.CoordMode)
+	if err != nil {
+		return nil, err
+	}
+	m := vision.NewMapper(b, cfg.MaxSide, mode)
+	format, err := vision.ParseFormat(cfg.ImageFormat)
+	if err != nil {
+		return nil, err
+	}
+	obs := &vision.Observer{Mapper: m, Encoder: vision.Encoder{Format: format}}
+	timeIt := func(f func(i int) error) ([]time.Duration, error) {
+		var ds []time.Duration
+		for i := range n {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			t0 := time.Now()
+			if err := f(i); err != nil {
+				return nil, err
+			}
+			ds = append(ds, time.Since(t0))
+		}
+		return ds, nil
+	}
+	out := map[string]stat{}
+	var err2 error
+	run := func(key string, f func(i int) error) {
+		if err2 != nil {
+			return
+		}
+		ds, err := timeIt(f)
+		if err != nil {
+			err2 = fmt.Errorf("%s: %w", key, err)
+			return
+		}
+		out[key] = summarize(ds)
+	}
+	run("capture_ms", func(int) error { _, err := region.Capture(ctx); return err })
+	run("observe_ms", func(int) error {
+		f, err := region.Capture(ctx)
+		if err != nil {
+			return err
+		}
+		_, err = obs.Observe(f, vision.Overlay{})
+		return err
+	})
+	// Points spread over the middle of the target so each click moves the pointer.
+	pt := func(i int) actions.Point {
+		return actions.Point{X: b.Min.X + b.Dx()/4 + (i*37)%(b.Dx()/2), Y: b.Min.Y + b.Dy()/4 + (i*53)%(b.Dy()/2)}
+	}
+	run("click_ms", func(i int) error { return d.robot.Click(ctx, pt(i), actions.Left, 1) })
+	text := "The quick brown fox jumps over the lazy dog 0123456789. " + "Pack my box with five dozen liquor jugs!!"
+	run("type100_ms", func(int) error { return d.robot.Type(ctx, text[:100]) })
+	run("settle_ms", func(i int) error {
+		before, err := region.Capture(ctx)
+		if err != nil {
+			return err
+		}
+		if err := d.robot.Click(ctx, pt(i+7), actions.Left, 1); err != nil {
+			return err
+		}
+		_, err = vision.Settle(ctx, region, before, vision.SettleOptions{})
+		return err
+	})
+	return out, err2
+}
+
+func printBench(w io.Writer, res map[string]stat, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	for _, k := range []string{"capture_ms", "observe_ms", "click_ms", "type100_ms", "settle_ms"} {
+		s := res[k]
+		fmt.Fprintf(w, "%-11s min %8.2f  median %8.2f  max %8.2f  ms  (n=%d)\n", k, s.Min, s.Median, s.Max, s.N)
+	}
+	return nil
+}

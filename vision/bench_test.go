@@ -1,0 +1,163 @@
+package vision
+
+import (
+	"bytes"
+	"image"
+	"image/png"
+	"testing"
+
+	"github.com/disintegration/imaging"
+)
+
+// Benchmarks run on testdata/busy1080.png, a 1920x1080 Xvfb screenshot
+// (openbox, two xterms full of text, a Tk settings dialog and a photo-like
+// plasma image). Figures are in the Encoder and Downscale doc comments.
+
+// shifted returns m moved right by one pixel, so every row differs from m
+// and no cached PNG band can be reused.
+func shifted(m *image.RGBA) *image.RGBA {
+	s := Crop(m, m.Rect)
+	for y := range s.Rect.Dy() {
+		row := s.Pix[y*s.Stride : y*s.Stride+4*s.Rect.Dx()]
+		copy(row[4:], row[:len(row)-4])
+	}
+	return s
+}
+
+func BenchmarkDownscale1080p(b *testing.B) {
+	src := loadRGBA(b, "busy1080.png")
+	size := ScaledSize(1920, 1080, 0)
+	b.Run("vision", func(b *testing.B) {
+		dst := image.NewRGBA(image.Rectangle{Max: size})
+		var s scaler
+		b.SetBytes(int64(len(src.Pix)))
+		for b.Loop() {
+			s.scale(dst, src)
+		}
+	})
+	b.Run("vision-alloc", func(b *testing.B) {
+		b.SetBytes(int64(len(src.Pix)))
+		for b.Loop() {
+			Downscale(src, size)
+		}
+	})
+	for _, f := range []struct {
+		name string
+		f    imaging.ResampleFilter
+	}{{"imaging-box", imaging.Box}, {"imaging-linear", imaging.Linear}, {"imaging-lanczos", imaging.Lanczos}} {
+		b.Run(f.name, func(b *testing.B) {
+			b.SetBytes(int64(len(src.Pix)))
+			for b.Loop() {
+				imaging.Resize(src, size.X, size.Y, f.f)
+			}
+		})
+	}
+}
+
+func BenchmarkEncodePNG1366(b *testing.B) {
+	frames := []*image.RGBA{Downscale(loadRGBA(b, "busy1080.png"), ScaledSize(1920, 1080, 0))}
+	frames = append(frames, shifted(frames[0]))
+	b.Run("vision", func(b *testing.B) { // every band changes every time
+		var e Encoder
+		var n, i int
+		for b.Loop() {
+			out, err := e.encode(frames[i%2])
+			if err != nil {
+				b.Fatal(err)
+			}
+			n, i = len(out), i+1
+		}
+		b.ReportMetric(float64(n), "bytes")
+	})
+	b.Run("vision-cursor-moved", func(b *testing.B) { // a typical step: little changes
+		var e Encoder
+		m := Crop(frames[0], frames[0].Rect)
+		clean := Crop(m, m.Rect)
+		var i int
+		for b.Loop() {
+			b.StopTimer()
+			copy(m.Pix, clean.Pix)
+			Annotate(m, &image.Point{100 + 37*(i%20), 200 + 23*(i%20)}, nil)
+			i++
+			b.StartTimer()
+			if _, err := e.encode(m); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for _, lvl := range []struct {
+		name string
+		l    png.CompressionLevel
+	}{{"stdlib-bestspeed", png.BestSpeed}, {"stdlib-default", png.DefaultCompression}} {
+		b.Run(lvl.name, func(b *testing.B) {
+			enc := png.Encoder{CompressionLevel: lvl.l, BufferPool: &pngPool{}}
+			var buf bytes.Buffer
+			for b.Loop() {
+				buf.Reset()
+				if err := enc.Encode(&buf, frames[0]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(buf.Len()), "bytes")
+		})
+	}
+	b.Run("jpeg85", func(b *testing.B) {
+		e := Encoder{Format: FormatJPEG}
+		var n int
+		for b.Loop() {
+			out, err := e.encode(frames[0])
+			if err != nil {
+				b.Fatal(err)
+			}
+			n = len(out)
+		}
+		b.ReportMetric(float64(n), "bytes")
+	})
+}
+
+// BenchmarkObserve is the model-facing half of an observation of a busy
+// 1920x1080 frame: downscale to 1366x768, draw the cursor and a click
+// marker, encode, base64 data URL. "png" alternates two frames that differ
+// everywhere (worst case); "png-step" moves the cursor only.
+func BenchmarkObserve(b *testing.B) {
+	src := loadRGBA(b, "busy1080.png")
+	frames := []*image.RGBA{src, shifted(src)}
+	for _, tt := range []struct {
+		name   string
+		f      Format
+		frames []*image.RGBA
+		move   bool
+	}{
+		{"png", FormatPNG, frames, false},
+		{"png-step", FormatPNG, frames[:1], true},
+		{"jpeg", FormatJPEG, frames, false},
+	} {
+		b.Run(tt.name, func(b *testing.B) {
+			o := Observer{Mapper: NewMapper(src.Rect, 0, CoordPixels), Encoder: Encoder{Format: tt.f}}
+			var size, i int
+			for b.Loop() {
+				cursor := image.Pt(700, 300)
+				if tt.move {
+					cursor = cursor.Add(image.Pt(40*(i%10), 30*(i%10)))
+				}
+				ov := Overlay{Cursor: &cursor, Marks: []Mark{{At: image.Pt(700, 300)}}}
+				obs, err := o.Observe(tt.frames[i%len(tt.frames)], ov)
+				if err != nil {
+					b.Fatal(err)
+				}
+				size, i = len(obs.URL), i+1
+			}
+			b.ReportMetric(float64(size), "url-bytes")
+		})
+	}
+}
+
+func BenchmarkDiffFraction1080p(b *testing.B) {
+	a := loadRGBA(b, "busy1080.png")
+	c := Crop(a, a.Rect)
+	c.Pix[len(c.Pix)/2] ^= 1
+	b.SetBytes(int64(len(a.Pix)))
+	for b.Loop() {
+		DiffFraction(a, c)
+	}
+}

@@ -1,0 +1,124 @@
+package vision
+
+import (
+	"fmt"
+	"image"
+	"slices"
+	"time"
+)
+
+// Overlay is what Observe paints on a frame, all in root coordinates (the
+// same space as Mapper.Display and ScreenPoint).
+type Overlay struct {
+	// Cursor is the mouse pointer's position; nil means not drawn.
+	Cursor *image.Point
+	// Marks are drawn on the model's image (a click marker, a drag arrow).
+	Marks []Mark
+	// Mask are areas to paint out (deskpilot's own window), so neither the
+	// model, nor zoom, nor the trace shows them.
+	Mask []image.Rectangle
+}
+
+// Observation is one frame made ready for the model.
+type Observation struct {
+	// Full is the full-resolution frame with Overlay.Mask painted out; keep
+	// it for the trace and zoom. It is the frame passed to Observe when no
+	// mask touches it, else a masked copy: Observe never writes to its input,
+	// so the frame can still serve as Settle's "before".
+	Full *image.RGBA
+	// Image is what the model sees: Full downscaled to Mapper.Image, with
+	// the cursor and marks drawn. It is Observer's buffer: the next Observe
+	// overwrites it, so Clone (or Crop) it to keep it longer.
+	Image *image.RGBA
+	// URL is Image encoded as a data URL ("data:image/png;base64,...").
+	URL string
+	// Format is the encoding of URL.
+	Format Format
+	// Size is the encoded image's length in bytes (before base64).
+	Size int
+	// Downscale and Encode are the time spent in each step; Encode includes
+	// building URL.
+	Downscale, Encode time.Duration
+}
+
+// Observer runs the observation pipeline of DESIGN.md §5 on captured
+// frames: mask (a copy of the full frame) -> downscale -> draw the cursor
+// and marks -> encode -> data URL. Marks are drawn after downscaling, in the
+// model image's pixels, so they keep the same legible size whatever the
+// display's resolution. The model image, the downscale weights and the
+// encoder's buffers are reused from call to call.
+//
+// Set Mapper before the first Observe; the zero Encoder encodes PNG. An
+// Observer is not safe for concurrent use.
+type Observer struct {
+	// Mapper gives the display (root coordinates of the frame's top-left
+	// pixel and its size) and the size of the model's image.
+	Mapper Mapper
+	// Encoder encodes the model's image; the zero value is PNG.
+	Encoder Encoder
+
+	scaler scaler
+	img    *image.RGBA
+}
+
+// Observe turns frame, a capture of o.Mapper.Display, into an Observation.
+// It does not modify frame.
+func (o *Observer) Observe(frame *image.RGBA, ov Overlay) (Observation, error) {
+	d := o.Mapper.Display
+	if frame == nil || frame.Rect.Size() != d.Size() {
+		var got image.Point
+		if frame != nil {
+			got = frame.Rect.Size()
+		}
+		return Observation{}, fmt.Errorf("observe: frame size %v does not match display %v", got, d)
+	}
+	full := masked(frame, ov.Mask, frame.Rect.Min.Sub(d.Min))
+
+	start := time.Now()
+	size := o.Mapper.image()
+	if o.img == nil || o.img.Rect.Size() != size {
+		o.img = image.NewRGBA(image.Rectangle{Max: size})
+	}
+	o.scaler.scale(o.img, full)
+	scaled := time.Now()
+
+	toImage := func(p image.Point) image.Point { return o.Mapper.ToImage(ScreenPoint{p.X, p.Y}) }
+	var cursor *image.Point
+	if ov.Cursor != nil {
+		c := toImage(*ov.Cursor)
+		cursor = &c
+	}
+	marks := make([]Mark, len(ov.Marks))
+	for i, m := range ov.Marks {
+		marks[i] = Mark{Kind: m.Kind, At: toImage(m.At), To: toImage(m.To), Label: m.Label}
+	}
+	Annotate(o.img, cursor, marks)
+
+	data, err := o.Encoder.encode(o.img)
+	if err != nil {
+		return Observation{}, fmt.Errorf("observe: %w", err)
+	}
+	f := o.Encoder.format()
+	url := DataURL(f, data)
+	return Observation{
+		Full: full, Image: o.img, URL: url, Format: f, Size: len(data),
+		Downscale: scaled.Sub(start), Encode: time.Since(scaled),
+	}, nil
+}
+
+// masked returns frame, or a copy of it with the rects (moved by shift into
+// frame's coordinates) painted out when any of them touches it.
+func masked(frame *image.RGBA, rects []image.Rectangle, shift image.Point) *image.RGBA {
+	var in []image.Rectangle
+	for _, r := range rects {
+		if r = r.Add(shift); r.Overlaps(frame.Rect) {
+			in = append(in, r)
+		}
+	}
+	if len(in) == 0 {
+		return frame
+	}
+	c := &image.RGBA{Pix: slices.Clone(frame.Pix), Stride: frame.Stride, Rect: frame.Rect}
+	MaskRects(c, in)
+	return c
+}

@@ -1,0 +1,110 @@
+package vision
+
+import (
+	"bytes"
+	"encoding/base64"
+	"image"
+	"image/jpeg"
+	"strings"
+	"testing"
+)
+
+func TestObserve(t *testing.T) {
+	display := image.Rect(1920, 0, 3840, 1080) // the right-hand monitor
+	tests := []struct {
+		name   string
+		origin image.Point // where the captured frame's bounds start
+	}{
+		{"frame at origin", image.Point{}},
+		{"frame in root coordinates", display.Min},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := loadRGBA(t, "busy1080.png")
+			src.Rect = src.Rect.Add(tt.origin)
+			o := Observer{Mapper: NewMapper(display, 0, CoordPixels)}
+			cursor := image.Pt(1920+960, 540)
+			mask := image.Rect(1920+1500, 800, 1920+1900, 1000)
+			obs, err := o.Observe(src, Overlay{
+				Cursor: &cursor,
+				Marks:  []Mark{{At: image.Pt(1920+200, 300)}},
+				Mask:   []image.Rectangle{mask},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if obs.Full.Rect != src.Rect || obs.Image.Rect.Size() != image.Pt(1366, 768) {
+				t.Fatalf("Full %v (want %v), Image %v (want 1366x768)", obs.Full.Rect, src.Rect, obs.Image.Rect)
+			}
+			// The mask is painted into a copy of the full frame at the same
+			// root rectangle; the frame itself is left alone.
+			inFrame := mask.Sub(display.Min).Add(tt.origin)
+			p := inFrame.Min.Add(image.Pt(1, 5))
+			if c := obs.Full.RGBAAt(p.X, p.Y); c != rgb(maskRGB) && c != rgb(hatchRGB) {
+				t.Errorf("full frame inside the mask = %v, want mask colours", c)
+			}
+			if DiffFraction(src, loadRGBA(t, "busy1080.png")) != 0 {
+				t.Error("Observe modified its input frame")
+			}
+			corner := o.Mapper.ToImage(ScreenPoint{mask.Min.X + 3, mask.Min.Y + 3})
+			if c := obs.Image.RGBAAt(corner.X, corner.Y); c.R < rgb(maskRGB).R || c.R > rgb(hatchRGB).R || c.R > c.B {
+				t.Errorf("model image inside the mask = %v, want a mix of mask and hatch grey", c)
+			}
+			// Cursor tip and click marker land where the Mapper puts them.
+			tip := o.Mapper.ToImage(ScreenPoint{cursor.X, cursor.Y})
+			if c := obs.Image.RGBAAt(tip.X, tip.Y); c != (rgb(0)) {
+				t.Errorf("model image at the cursor tip %v = %v, want black", tip, c)
+			}
+			click := o.Mapper.ToImage(ScreenPoint{1920 + 200, 300})
+			if c := obs.Image.RGBAAt(click.X, click.Y); c != rgb(markRGB) {
+				t.Errorf("model image at the click %v = %v, want the mark colour", click, c)
+			}
+			// The data URL holds exactly the model image.
+			payload, ok := strings.CutPrefix(obs.URL, "data:image/png;base64,")
+			if !ok {
+				t.Fatalf("URL starts %q", obs.URL[:min(40, len(obs.URL))])
+			}
+			data, err := base64.StdEncoding.DecodeString(payload)
+			if err != nil || len(data) != obs.Size {
+				t.Fatalf("payload: %d bytes, %v; Size %d", len(data), err, obs.Size)
+			}
+			samePixels(t, decodePNG(t, data), obs.Image)
+		})
+	}
+}
+
+func TestObserveReusesAndReports(t *testing.T) {
+	display := image.Rect(0, 0, 640, 400)
+	o := Observer{Mapper: NewMapper(display, 320, CoordNorm1000), Encoder: Encoder{Format: FormatJPEG}}
+	a := whiteImage(640, 400)
+	first, err := o.Observe(a, Overlay{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := whiteImage(640, 400)
+	MaskRects(b, []image.Rectangle{b.Rect})
+	second, err := o.Observe(b, Overlay{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Image != second.Image {
+		t.Error("the model image buffer was not reused")
+	}
+	if second.Full != b {
+		t.Error("Full is a copy although nothing was masked")
+	}
+	if second.Format != FormatJPEG || !strings.HasPrefix(second.URL, "data:image/jpeg;base64,") {
+		t.Errorf("format %q, URL %.30q; want JPEG", second.Format, second.URL)
+	}
+	data, _ := base64.StdEncoding.DecodeString(strings.TrimPrefix(second.URL, "data:image/jpeg;base64,"))
+	img, err := jpeg.Decode(bytes.NewReader(data))
+	if err != nil || img.Bounds().Size() != image.Pt(320, 200) {
+		t.Fatalf("decoded %v, %v; want 320x200", img.Bounds(), err)
+	}
+	if r, _, _, _ := img.At(160, 100).RGBA(); r>>8 > 200 {
+		t.Errorf("second observation looks white (r=%d): it shows the first frame", r>>8)
+	}
+	if _, err := o.Observe(whiteImage(100, 100), Overlay{}); err == nil || !strings.Contains(err.Error(), "does not match display") {
+		t.Errorf("frame of the wrong size: error %v", err)
+	}
+}
