@@ -18,8 +18,10 @@ type settings struct {
 	flags      *pflag.FlagSet
 }
 
-func newRootCmd() *cobra.Command {
-	s := &settings{}
+func newRootCmd() *cobra.Command { return newRootCmdFor(&settings{}) }
+
+// newRootCmdFor builds the command tree around s, which the flags fill.
+func newRootCmdFor(s *settings) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "deskpilot",
 		Short: "A desktop agent: a vision model drives your desktop by writing code",

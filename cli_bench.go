@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -121,8 +122,8 @@ func bench(ctx context.Context, cfg agent.Config, d *desktop, n int) (map[string
 		return actions.Point{X: b.Min.X + b.Dx()/4 + (i*37)%(b.Dx()/2), Y: b.Min.Y + b.Dy()/4 + (i*53)%(b.Dy()/2)}
 	}
 	run("click_ms", func(i int) error { return d.robot.Click(ctx, pt(i), actions.Left, 1) })
-	text := "The quick brown fox jumps over the lazy dog 0123456789. " + "Pack my box with five dozen liquor jugs!!"
-	run("type100_ms", func(int) error { return d.robot.Type(ctx, text[:100]) })
+	text := strings.Repeat("The quick brown fox jumps over the lazy dog. ", 3)[:100]
+	run("type100_ms", func(int) error { return d.robot.Type(ctx, text) })
 	run("settle_ms", func(i int) error {
 		before, err := region.Capture(ctx)
 		if err != nil {

@@ -2,10 +2,14 @@ package agent_test
 
 import (
 	"context"
+	"image"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"deskpilot/actions"
+	"deskpilot/actions/robot"
 	"deskpilot/agent"
 	"deskpilot/agent/llm/llmtest"
 )
@@ -269,5 +273,67 @@ func TestCodeWithoutPersonAsk(t *testing.T) {
 	fin := r.agent.Run(context.Background(), "nobody", agent.Hooks{})
 	if fin.Answer != "alone" || !strings.Contains(r.lastUser(1), "no person is available") {
 		t.Errorf("got %q; observation:\n%s", fin.Answer, r.lastUser(1))
+	}
+}
+
+// TestTakeoverPausesUntilResumed: a person moving the mouse while a run goes on
+// pauses the agent before its next primitive; Resume lets it continue and the model
+// is told what the person said.
+func TestTakeoverPausesUntilResumed(t *testing.T) {
+	r := newRig(t, agent.Config{},
+		code("wait(1)\nclick(100, 100)\nprint(\"clicked\")"),
+		code("final_answer(\"done\")"),
+	)
+	person, err := robot.New(os.Getenv("DISPLAY"), image.Rect(0, 0, 1280, 800))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer person.Close()
+	codeSeen, paused := make(chan struct{}, 1), make(chan agent.Paused, 1)
+	r.events.onEvent(func(e agent.Event) {
+		switch e := e.(type) {
+		case agent.CodeParsed:
+			select {
+			case codeSeen <- struct{}{}:
+			default:
+			}
+		case agent.Paused:
+			paused <- e
+		}
+	})
+	s := r.agent.Start(t.Context(), "takeover", r.hooks())
+	defer s.Stop()
+	<-codeSeen
+	time.Sleep(200 * time.Millisecond) // the script is inside wait(1)
+	if err := person.Move(t.Context(), actions.Point{X: 640, Y: 500}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case p := <-paused:
+		if !strings.Contains(p.Reason, "mouse") {
+			t.Errorf("pause reason %q", p.Reason)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the agent did not pause when the person moved the mouse")
+	}
+	time.Sleep(300 * time.Millisecond)
+	if c, _ := r.sc.Cursor(); c != image.Pt(640, 500) {
+		t.Fatalf("the paused agent moved the pointer to %v", c)
+	}
+	s.Resume("I moved the mouse to check something")
+	select {
+	case <-s.Done():
+	case <-time.After(30 * time.Second):
+		t.Fatal("the run did not finish after Resume")
+	}
+	if fin := s.Result(); fin.Answer != "done" {
+		t.Fatalf("got %s %q (%s)", fin.Outcome, fin.Answer, fin.Error)
+	}
+	obs := r.lastUser(1)
+	if !strings.Contains(obs, "clicked") || !strings.Contains(obs, "I moved the mouse to check something") {
+		t.Errorf("observation after resume:\n%s", obs)
+	}
+	if c, _ := r.sc.Cursor(); c != image.Pt(100, 100) {
+		t.Errorf("after resume the click went to %v, want (100, 100)", c)
 	}
 }

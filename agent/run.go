@@ -108,7 +108,7 @@ func (r *runState) loop(ctx context.Context) Finished {
 		Task: r.task, Model: r.cfg.Model, MaxSteps: r.cfg.MaxSteps, Screen: r.a.Display,
 		ImageSize: r.mapper.Image, CoordMode: r.cfg.CoordMode, TraceDir: r.traceDir(), Time: r.started,
 	})
-	r.disp.emit(Observed{Step: 0, Text: "The screen when the task started.", Frame: view.image, Screen: first})
+	r.disp.emit(Observed{Step: 0, Text: "The screen when the task started.", Frame: view.image, Screen: view.full})
 	r.msgs = []llm.Message{
 		textMsg("system", sys),
 		{Role: "user", Parts: []llm.Part{
@@ -116,6 +116,7 @@ func (r *runState) loop(ctx context.Context) Finished {
 			{ImageURL: view.dataURL},
 		}},
 	}
+	r.input.settle() // from here on, input the agent did not send is a person's
 	for r.step = 1; r.step <= r.cfg.MaxSteps; r.step++ {
 		if err := r.session.gate.wait(ctx); err != nil {
 			return r.cancelled()
@@ -299,7 +300,8 @@ func (r *runState) capture(ctx context.Context) (*image.RGBA, error) {
 
 // view is the model's picture of the screen.
 type view struct {
-	image   *image.RGBA
+	image   *image.RGBA // what the model sees (a copy the caller may keep)
+	full    *image.RGBA // the full frame with deskpilot's windows masked
 	dataURL string
 }
 
@@ -312,20 +314,26 @@ func (r *runState) observe(full *image.RGBA) (view, error) {
 			cursor = &c
 		}
 	}
-	var mask []image.Rectangle
-	if r.a.OwnWindows != nil {
-		for _, w := range r.a.OwnWindows() {
-			if w = w.Intersect(r.a.Display); !w.Empty() {
-				mask = append(mask, w)
-			}
-		}
-	}
-	o, err := r.obs.Observe(full, vision.Overlay{Cursor: cursor, Marks: r.marks, Mask: mask})
+	o, err := r.obs.Observe(full, vision.Overlay{Cursor: cursor, Marks: r.marks, Mask: r.ownRects()})
 	if err != nil {
 		return view{}, err
 	}
 	// The Observer reuses its image; the UI gets its own copy.
-	return view{image: vision.Crop(o.Image, o.Image.Rect), dataURL: o.URL}, nil
+	return view{image: vision.Crop(o.Image, o.Image.Rect), full: o.Full, dataURL: o.URL}, nil
+}
+
+// ownRects returns deskpilot's own windows on the target display, root coordinates.
+func (r *runState) ownRects() []image.Rectangle {
+	if r.a.OwnWindows == nil {
+		return nil
+	}
+	var out []image.Rectangle
+	for _, w := range r.a.OwnWindows() {
+		if w = w.Intersect(r.a.Display); !w.Empty() {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // observeStep settles the screen after the step's actions and builds the observation.
@@ -335,7 +343,12 @@ func (r *runState) observeStep(ctx context.Context, res script.Result, notes []s
 	changed := false
 	var settle time.Duration
 	if len(res.Actions) > 0 {
-		sr, err := vision.Settle(ctx, r.a.Screen, before, vision.SettleOptions{})
+		// deskpilot's own window (its live view) must not keep the screen from settling.
+		var ignore []image.Rectangle
+		for _, w := range r.ownRects() {
+			ignore = append(ignore, w.Sub(r.a.Display.Min))
+		}
+		sr, err := vision.Settle(ctx, r.a.Screen, before, vision.SettleOptions{Ignore: ignore})
 		if err != nil {
 			return observation{}, fmt.Errorf("settle: %w", err)
 		}
@@ -396,7 +409,7 @@ func (r *runState) observeStep(ctx context.Context, res script.Result, notes []s
 	b.WriteString("This is the screen now:")
 	imgs = append(imgs, llm.Part{ImageURL: v.dataURL})
 	r.disp.emit(Observed{
-		Step: r.step, Text: b.String(), Error: errText, Changed: changed, Frame: v.image, Screen: frame,
+		Step: r.step, Text: b.String(), Error: errText, Changed: changed, Frame: v.image, Screen: v.full,
 		Duration: r.a.now().Sub(start),
 	})
 	return observation{text: b.String(), images: imgs}, nil

@@ -402,6 +402,7 @@ func (v *runView) showFinished() {
 	if m.TraceDir != "" {
 		v.reportBtn.Show()
 	}
+	v.scrollToEnd()
 }
 
 func (v *runView) openReport() {

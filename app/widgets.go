@@ -160,7 +160,7 @@ func caption(s string) fyne.CanvasObject {
 // actionLabel is one executed primitive; failed ones show in the error colour.
 func actionLabel(a agent.Action) *widget.Label {
 	l := widget.NewLabelWithStyle(actionText(a), fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
-	l.Wrapping = fyne.TextWrapBreak
+	l.Wrapping = fyne.TextWrapWord
 	if a.Error != "" {
 		l.Importance = widget.DangerImportance
 	}
@@ -200,10 +200,9 @@ func settle(o fyne.CanvasObject) {
 	case *box:
 		c.content.Resize(c.Size())
 		settle(c.content)
-	case *container.ThemeOverride:
-		c.Content.Resize(c.Size())
-		settle(c.Content)
 	}
+	// A ThemeOverride is left alone: its layouts need the overriding theme, which
+	// Fyne only applies while it walks the tree itself.
 }
 
 // growTo resizes the content of a vertical scroll to fit its minimum height (at the

@@ -394,8 +394,8 @@ func (w *docxWriter) endLink() {
 	l := w.links[len(w.links)-1]
 	w.links = w.links[:len(w.links)-1]
 	p := w.para()
-	if p == nil || l.url == "" || l.start > p.text.Len() {
-		return
+	if p == nil || l.url == "" || l.start > p.text.Len() || len(w.links) > 0 {
+		return // links cannot nest in markdown: the outer one wins
 	}
 	all := p.text.String()
 	label := all[l.start:]

@@ -225,9 +225,9 @@ func (s *pptShape) render(rels map[string]rel) string {
 			}
 			indent := strings.Repeat("  ", min(pp.level, 8))
 			if pp.noBullet {
-				lines = append(lines, indent+t)
+				lines = append(lines, indent+strings.ReplaceAll(t, "\n", "\n"+indent))
 			} else {
-				lines = append(lines, indent+"- "+t)
+				lines = append(lines, indent+"- "+strings.ReplaceAll(t, "\n", "\n"+indent+"  "))
 			}
 		}
 		return strings.Join(lines, "\n")
