@@ -150,7 +150,9 @@ const keyringService = "deskpilot"
 type osKeyring struct{}
 
 func (osKeyring) Get(account string) (string, error) { return keyring.Get(keyringService, account) }
-func (osKeyring) Set(account, secret string) error   { return keyring.Set(keyringService, account, secret) }
+func (osKeyring) Set(account, secret string) error {
+	return keyring.Set(keyringService, account, secret)
+}
 
 // openKeyring returns the OS keyring, or nil when there is none (no Secret Service
 // on the session bus): the app then asks for an environment variable's name.
@@ -161,5 +163,3 @@ func openKeyring() app.Secrets {
 	}
 	return nil
 }
-
-

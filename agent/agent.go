@@ -28,9 +28,9 @@ type Model interface {
 // Agent runs tasks on one display. Fill the fields, then call Start or Run. An Agent
 // may run several tasks one after another, not at the same time.
 type Agent struct {
-	Config  Config          // settings; zero fields take their defaults
-	Model   Model           // the model endpoint
-	Screen  vision.Capturer // full-resolution frames of the target display
+	Config Config          // settings; zero fields take their defaults
+	Model  Model           // the model endpoint
+	Screen vision.Capturer // full-resolution frames of the target display
 	// Cursor reads the pointer in root coordinates (drawn on screenshots, takeover).
 	Cursor func() (image.Point, error)
 	// Idle reads how long ago the X server last saw any input; nil turns off the
@@ -63,10 +63,10 @@ type Agent struct {
 
 // Session is one started run. Pause, Resume and Stop are safe from any goroutine.
 type Session struct {
-	cancel context.CancelFunc
-	gate   *gate
-	done   chan struct{}
-	mu     sync.Mutex
+	cancel  context.CancelFunc
+	gate    *gate
+	done    chan struct{}
+	mu      sync.Mutex
 	result  Finished
 	paused  func(reason string)
 	resumed func()
@@ -196,4 +196,3 @@ func eventAction(x script.Action) Action {
 		Start: x.Start, Duration: x.Duration, Result: x.Result, Error: x.Error,
 	}
 }
-
