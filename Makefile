@@ -9,7 +9,7 @@ SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEB_PKGS  := gcc pkg-config xvfb openbox xdotool x11-utils x11-xserver-utils xterm xclip \
              libx11-dev libxtst-dev libpng-dev libxkbcommon-dev libxkbcommon-x11-dev \
              libx11-xcb-dev libxcb-xkb-dev libgl1-mesa-dev xorg-dev \
-             python3 python3-tk imagemagick scrot python3-pil fonts-dejavu-core \
+             python3 python3-tk imagemagick scrot python3-pil bc fonts-dejavu-core \
              fonts-noto-cjk
 export CGO_ENABLED := 1
 
@@ -47,9 +47,12 @@ vet:
 lint: vet
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-## bench: benchmarks against the peer pipelines (see docs/benchmarks.md)
-bench: deps
-	$(GO) test -run '^$$' -bench . -benchtime 2s ./vision/... ./actions/... ./agent/...
+## bench: Go benchmarks, then deskpilot against the peer pipelines (docs/benchmarks.md)
+bench: build
+	$(GO) test -run '^$$' -bench . -benchtime 1s ./vision/... ./actions/... ./agent/script/ ./agent/llm/ ./agent/trace/
+	$(GO) test -run '^$$' -bench . -benchtime 60x ./agent/ -bench StepOverhead
+	$(GO) test -run '^$$' -bench PromptGrowth -benchtime 1x ./agent/
+	bash scripts/bench-peers.sh 30
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

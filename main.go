@@ -12,6 +12,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"deskpilot/internal/xconn"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -42,6 +44,7 @@ func (e *exitError) Error() string {
 func (e *exitError) Unwrap() error { return e.err }
 
 func main() {
+	xconn.Quiet()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	root := newRootCmd()

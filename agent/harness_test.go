@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 
 // rig is one agent wired to the test display and a scripted model.
 type rig struct {
-	t      *testing.T
+	t      testing.TB
 	srv    *llmtest.Server
 	sc     *screen.Screen
 	rb     *robot.Robot
@@ -39,7 +39,7 @@ type rig struct {
 }
 
 // newRig wires an agent; cfg's zero fields take test-friendly values.
-func newRig(t *testing.T, cfg agent.Config, replies ...llmtest.Reply) *rig {
+func newRig(t testing.TB, cfg agent.Config, replies ...llmtest.Reply) *rig {
 	t.Helper()
 	sc, err := screen.Open("")
 	if err != nil {

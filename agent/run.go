@@ -336,6 +336,11 @@ func (r *runState) ownRects() []image.Rectangle {
 	return out
 }
 
+// settleInterval is the time between the captures that watch the screen settle after
+// a step's actions. Apps answer a click within a frame or two; a slower change (an app
+// starting) is the model's to wait for.
+const settleInterval = 15 * time.Millisecond
+
 // observeStep settles the screen after the step's actions and builds the observation.
 func (r *runState) observeStep(ctx context.Context, res script.Result, notes []string, start time.Time) (observation, error) {
 	before := r.frame
@@ -348,7 +353,8 @@ func (r *runState) observeStep(ctx context.Context, res script.Result, notes []s
 		for _, w := range r.ownRects() {
 			ignore = append(ignore, w.Sub(r.a.Display.Min))
 		}
-		sr, err := vision.Settle(ctx, r.a.Screen, before, vision.SettleOptions{Ignore: ignore})
+		sr, err := vision.Settle(ctx, r.a.Screen, before, vision.SettleOptions{
+			Interval: settleInterval, Patience: 1, Ignore: ignore})
 		if err != nil {
 			return observation{}, fmt.Errorf("settle: %w", err)
 		}
@@ -392,7 +398,7 @@ func (r *runState) observeStep(ctx context.Context, res script.Result, notes []s
 		if changed {
 			fmt.Fprintf(&b, "Screen changed: yes (settled after %d ms).\n", settle.Milliseconds())
 		} else if len(res.Actions) > 0 {
-			b.WriteString("Screen changed: no. Your actions had no visible effect.\n")
+			fmt.Fprintf(&b, "Screen changed: no (watched for %d ms). If you expected a change it may still come: wait(1) and look again; otherwise try something different.\n", settle.Milliseconds())
 		} else {
 			b.WriteString("Screen changed: no.\n")
 		}

@@ -12,6 +12,8 @@ package xconn
 
 import (
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"sync"
 
@@ -129,3 +131,7 @@ func Close(c *xgb.Conn) {
 		}
 	}
 }
+
+// Quiet stops xgb from logging (it prints to stderr when a display has no
+// authority file and when a connection closes). Call it once from main.
+func Quiet() { xgb.Logger = log.New(io.Discard, "", 0) }

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/jezek/xgb/xproto"
+
+	"deskpilot/internal/xconn"
 )
 
 // Main is a TestMain helper: it starts a private display with o, points DISPLAY and
@@ -18,6 +20,7 @@ import (
 // Tests reach the display with Attach(""). When the display cannot start, Main
 // prints why and returns 1 without running tests.
 func Main(m *testing.M, o Options) int {
+	xconn.Quiet() // xgb logs every connection closed by a test
 	d, err := Start(context.Background(), o)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "xdisplay.Main:", err)

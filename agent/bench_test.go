@@ -1,0 +1,66 @@
+package agent_test
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"deskpilot/agent"
+	"deskpilot/agent/llm/llmtest"
+)
+
+// BenchmarkStepOverhead measures what a step costs besides the model: parse, run the
+// code (one pointer move), let an idle screen settle, observe (capture, downscale,
+// encode) and hand the events to the trace. It reports the median per step.
+func BenchmarkStepOverhead(b *testing.B) {
+	steps := max(b.N, 5)
+	var replies []llmtest.Reply
+	for i := range steps - 1 {
+		replies = append(replies, code(fmt.Sprintf("move(%d, %d)", 100+i%500, 100+i%300)))
+	}
+	replies = append(replies, code("final_answer(\"done\")"))
+	r := newRig(b, agent.Config{MaxSteps: steps + 1}, replies...)
+	var overhead []time.Duration
+	var model time.Duration
+	r.events.onEvent(func(e agent.Event) {
+		switch e := e.(type) {
+		case agent.ModelReplied:
+			model = e.Duration
+		case agent.Observed:
+			if e.Step > 0 {
+				overhead = append(overhead, e.Duration-model)
+			}
+		}
+	})
+	b.ResetTimer()
+	fin := r.agent.Run(b.Context(), "benchmark", r.hooks())
+	b.StopTimer()
+	if fin.Outcome != agent.Answered {
+		b.Fatalf("run ended %s: %s", fin.Outcome, fin.Error)
+	}
+	slices.Sort(overhead)
+	b.ReportMetric(float64(overhead[len(overhead)/2].Microseconds())/1000, "ms-median/step")
+	b.ReportMetric(float64(overhead[len(overhead)*9/10].Microseconds())/1000, "ms-p90/step")
+}
+
+// BenchmarkPromptGrowth reports the request size and image count at step 5 and at
+// step 50 of a run: with only the newest screenshots kept, they stay flat.
+func BenchmarkPromptGrowth(b *testing.B) {
+	for range b.N {
+		var replies []llmtest.Reply
+		for i := range 49 {
+			replies = append(replies, code(fmt.Sprintf("print(%d)", i)))
+		}
+		replies = append(replies, code("final_answer(\"done\")"))
+		r := newRig(b, agent.Config{MaxSteps: 50}, replies...)
+		if fin := r.agent.Run(b.Context(), "growth", r.hooks()); fin.Outcome != agent.Answered {
+			b.Fatalf("run ended %s: %s", fin.Outcome, fin.Error)
+		}
+		reqs := r.srv.Requests()
+		b.ReportMetric(float64(len(reqs[4].Body)), "bytes@step5")
+		b.ReportMetric(float64(len(reqs[49].Body)), "bytes@step50")
+		b.ReportMetric(float64(len(reqs[4].Images())), "images@step5")
+		b.ReportMetric(float64(len(reqs[49].Images())), "images@step50")
+	}
+}

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"deskpilot/agent"
+	"deskpilot/agent/llm/llmtest"
+)
+
+// researchSite serves a SearXNG JSON endpoint and one article on loopback.
+func researchSite(t *testing.T) *httptest.Server {
+	t.Helper()
+	var srv *httptest.Server
+	mux := http.NewServeMux()
+	mux.HandleFunc("/search", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"results": [{"url": %q, "title": "Harbour opening hours", "content": "Opening hours of the harbour office."}]}`, srv.URL+"/hours")
+	})
+	mux.HandleFunc("/hours", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<html><head><title>Harbour office</title></head><body><main><p>The harbour office opens at 07:45 on weekdays.</p></main></body></html>")
+	})
+	srv = httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestRunWithResearchTools checks the CLI's wiring of the browser and the
+// inspector: the search backend, loopback allowed by the environment, the
+// downloads folder, and questions about files answered by the run's model.
+func TestRunWithResearchTools(t *testing.T) {
+	traces := isolate(t)
+	home, cache := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CACHE_HOME", cache)
+	if err := os.WriteFile(filepath.Join(home, "notes.txt"), []byte("Meeting with the harbour master on Thursday.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	site := researchSite(t)
+	t.Setenv("DESKPILOT_SEARCH_BACKEND", "searxng")
+	t.Setenv("DESKPILOT_SEARCH_URL", site.URL)
+	t.Setenv("DESKPILOT_BROWSER_ALLOW_PRIVATE", "1")
+	srv := llmtest.New(t,
+		reply(`print(web_search("harbour office hours"))`),
+		reply(`print(visit_page("`+site.URL+`/hours"))`),
+		reply(`print(inspect_file("~/notes.txt", question="When is the meeting?"))`),
+		llmtest.Reply{Text: "On Thursday."}, // the inspector's question
+		reply(`final_answer("07:45; meeting on Thursday")`),
+	)
+	out, code := cli(t, "", "run", "--base-url", srv.URL, "--model", "m", "--trace-dir", traces, "-q", "harbour hours")
+	if code != exitAnswered || strings.TrimSpace(out) != "07:45; meeting on Thursday" {
+		t.Fatalf("exit %d, output:\n%s", code, out)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 5 {
+		t.Fatalf("%d model requests, want 5", len(reqs))
+	}
+	for i, want := range map[int]string{
+		1: "1. [Harbour opening hours](" + site.URL + "/hours)",
+		2: "The harbour office opens at 07:45 on weekdays.",
+		4: "On Thursday.",
+	} {
+		if got := reqs[i].Last("user").Text(); !strings.Contains(got, want) {
+			t.Errorf("observation %d lacks %q:\n%s", i, want, got)
+		}
+	}
+	ask := reqs[3]
+	if sys := ask.Last("system").Text(); !strings.Contains(sys, "question about a file") {
+		t.Errorf("the file question's system message is %q", sys)
+	}
+	if q := ask.Last("user").Text(); !strings.Contains(q, "Meeting with the harbour master on Thursday.") || !strings.Contains(q, "Question: When is the meeting?") {
+		t.Errorf("the file question is %q", q)
+	}
+	if fi, err := os.Stat(filepath.Join(cache, "deskpilot", "downloads")); err != nil || !fi.IsDir() {
+		t.Errorf("no downloads folder: %v", err)
+	}
+}
+
+func TestResearchToolsRefuseBadSearchConfig(t *testing.T) {
+	isolate(t)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("DESKPILOT_TEST_SEARCH_KEY", "")
+	tests := []struct {
+		name string
+		cfg  agent.Config
+		want string
+	}{
+		{"brave without a key", agent.Config{SearchBackend: "brave", SearchKeyEnv: "DESKPILOT_TEST_SEARCH_KEY"},
+			`web search: brave needs an API key; check search_backend, search_url and search_key_env (the environment variable holding the key, now "DESKPILOT_TEST_SEARCH_KEY")`},
+		{"searxng without an address", agent.Config{SearchBackend: "searxng"}, "searxng needs the address of an instance"},
+		{"unknown backend", agent.Config{SearchBackend: "altavista"}, `unknown backend "altavista"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tools, err := extraTools(t.Context(), tc.cfg, nil)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("tools %d, err %v; want an error containing %q", len(tools), err, tc.want)
+			}
+		})
+	}
+	tools, err := extraTools(t.Context(), agent.Config{}, nil)
+	if err != nil || len(tools) != 8 {
+		t.Errorf("default config: %d tools, %v; want the 8 research tools", len(tools), err)
+	}
+}
