@@ -337,3 +337,29 @@ func TestTakeoverPausesUntilResumed(t *testing.T) {
 		t.Errorf("after resume the click went to %v, want (100, 100)", c)
 	}
 }
+
+func TestPlanningEveryN(t *testing.T) {
+	r := newRig(t, agent.Config{PlanEvery: 2},
+		llmtest.Reply{Text: "## Facts\n- none\n## Plan\n1. print\n2. answer"},
+		code("print(\"one\")"),
+		code("print(\"two\")"),
+		llmtest.Reply{Text: "## Facts\n- printed twice\n## Plan\n1. answer"},
+		code("final_answer(\"planned\")"),
+	)
+	fin := r.run("plan it")
+	if fin.Answer != "planned" {
+		t.Fatalf("got %s %q (%s)", fin.Outcome, fin.Answer, fin.Error)
+	}
+	reqs := r.srv.Requests()
+	if len(reqs) != 5 {
+		t.Fatalf("%d model calls, want 2 plans + 3 steps", len(reqs))
+	}
+	for _, i := range []int{0, 3} {
+		if !strings.Contains(reqs[i].Last("user").Text(), "## Plan") {
+			t.Errorf("request %d is not a planning request:\n%s", i, reqs[i].Last("user").Text())
+		}
+	}
+	if !strings.Contains(string(reqs[4].Body), "printed twice") {
+		t.Errorf("the second plan is not in the conversation of the next step")
+	}
+}

@@ -77,7 +77,8 @@ func ddgPage(base string) string {
 }
 
 // longArticle is an encyclopaedia-style page: navigation, then an article of
-// about 9,000 characters whose keystone inscription comes near the end.
+// about 11,000 characters (three viewports) whose keystone inscription comes at
+// the end.
 func longArticle() string {
 	var b strings.Builder
 	b.WriteString(`<!DOCTYPE html><html><head><title>Vellmar Bridge - Wikipedia</title><script>var tracking = 1;</script></head><body>
@@ -86,10 +87,10 @@ func longArticle() string {
 	sections := []string{"History", "Construction", "Flood of 1784", "Restoration", "Traffic", "In culture"}
 	for i, sec := range sections {
 		fmt.Fprintf(&b, "<h2>%s</h2>", sec)
-		for j := range 5 {
+		for j := range 8 {
 			fmt.Fprintf(&b, "<p>Section %d, paragraph %d. The masons of the valley cut the grey limestone in the quarries upstream and floated the blocks down on rafts, a slow work that lasted many seasons and cost the town much of its treasury.</p>", i+1, j+1)
 		}
-		if sec == "Restoration" {
+		if sec == "In culture" {
 			b.WriteString("<p>During the restoration the keystone inscription was uncovered: it gives the year of completion as 1391.</p>")
 		}
 	}
@@ -157,13 +158,13 @@ func TestResearchEndToEnd(t *testing.T) {
 			`- web_search("Vellmar Bridge year of completion"): 2 results`,
 		}, []string{"Bridge Tours"}},
 		{2, []string{
-			"Address: " + article + "\nTitle: Vellmar Bridge - Wikipedia\nViewport position: Showing page 1 of 2.",
+			"Address: " + article + "\nTitle: Vellmar Bridge - Wikipedia\nViewport position: Showing page 1 of 3.",
 			"# Vellmar Bridge", "Section 1, paragraph 1.",
-			`- visit_page("` + article + `"): Address: ` + article + `, page 1 of 2`,
+			`- visit_page("` + article + `"): Address: ` + article + `, page 1 of 3`,
 		}, []string{"tracking", "Random article", "keystone"}},
-		{3, []string{"Viewport position: Showing page 2 of 2.", "- page_down(): Address: " + article + ", page 2 of 2"}, nil},
-		{4, []string{"the keystone inscription was uncovered: it gives the year of completion as 1391.",
-			`- find_on_page("year of completion"): found: Address: ` + article}, nil},
+		{3, []string{"Viewport position: Showing page 2 of 3.", "- page_down(): Address: " + article + ", page 2 of 3"}, []string{"keystone"}},
+		{4, []string{"Viewport position: Showing page 3 of 3.", "the keystone inscription was uncovered: it gives the year of completion as 1391.",
+			`- find_on_page("year of completion"): found: Address: ` + article + ", page 3 of 3"}, nil},
 	}
 	for _, o := range obs {
 		got := r.lastUser(o.step)

@@ -336,6 +336,24 @@ func (r *runState) ownRects() []image.Rectangle {
 	return out
 }
 
+// offScreen are builtins that never act on the desktop: after them the screen is
+// looked at once, without waiting for it to settle.
+var offScreen = map[string]bool{
+	"web_search": true, "visit_page": true, "page_up": true, "page_down": true, "find_on_page": true,
+	"find_next": true, "archived_url": true, "inspect_file": true, "zoom": true, "screenshot": true,
+	"ask_user": true, "wait": true,
+}
+
+// touchesScreen reports whether any action may have changed the screen.
+func touchesScreen(acts []script.Action) bool {
+	for _, a := range acts {
+		if !offScreen[a.Name] {
+			return true
+		}
+	}
+	return false
+}
+
 // settleInterval is the time between the captures that watch the screen settle after
 // a step's actions. Apps answer a click within a frame or two; a slower change (an app
 // starting) is the model's to wait for.
@@ -347,7 +365,7 @@ func (r *runState) observeStep(ctx context.Context, res script.Result, notes []s
 	var frame *image.RGBA
 	changed := false
 	var settle time.Duration
-	if len(res.Actions) > 0 {
+	if touchesScreen(res.Actions) {
 		// deskpilot's own window (its live view) must not keep the screen from settling.
 		var ignore []image.Rectangle
 		for _, w := range r.ownRects() {
@@ -397,7 +415,7 @@ func (r *runState) observeStep(ctx context.Context, res script.Result, notes []s
 	if res.Final == nil {
 		if changed {
 			fmt.Fprintf(&b, "Screen changed: yes (settled after %d ms).\n", settle.Milliseconds())
-		} else if len(res.Actions) > 0 {
+		} else if touchesScreen(res.Actions) {
 			fmt.Fprintf(&b, "Screen changed: no (watched for %d ms). If you expected a change it may still come: wait(1) and look again; otherwise try something different.\n", settle.Milliseconds())
 		} else {
 			b.WriteString("Screen changed: no.\n")

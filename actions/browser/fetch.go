@@ -131,15 +131,17 @@ func (b *Browser) bodyText(r *response) (text, title string) {
 	return tidyText(string(raw)), ""
 }
 
-// formatBytes renders n as "10 MiB", "512 KiB" or "300 bytes".
+// formatBytes renders n as "10 MiB", "21.9 KiB" or "300 bytes".
 func formatBytes(n int64) string {
 	switch {
 	case n >= 1<<20 && n%(1<<20) == 0:
 		return fmt.Sprintf("%d MiB", n>>20)
 	case n >= 1<<20:
 		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
 	case n >= 1<<10:
-		return fmt.Sprintf("%.0f KiB", float64(n)/(1<<10))
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d bytes", n)
 }

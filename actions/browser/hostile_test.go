@@ -62,14 +62,18 @@ func TestHostilePages(t *testing.T) {
 			maxLen:   2000,
 		},
 		{
-			name:     "invalid UTF-8",
-			body:     func() []byte { return []byte("<html><body><p>ok \xff\xfe caf\xc3\x28 \xed\xa0\x80 fine</p></body></html>") },
+			name: "invalid UTF-8",
+			body: func() []byte {
+				return []byte("<html><body><p>ok \xff\xfe caf\xc3\x28 \xed\xa0\x80 fine</p></body></html>")
+			},
 			ctype:    "text/html; charset=utf-8",
 			contains: []string{"ok", "fine"},
 		},
 		{
-			name:     "latin-1 declared in meta",
-			body:     func() []byte { return []byte("<html><head><meta charset=\"iso-8859-1\"></head><body><p>Caf\xe9 cr\xe8me</p></body></html>") },
+			name: "latin-1 declared in meta",
+			body: func() []byte {
+				return []byte("<html><head><meta charset=\"iso-8859-1\"></head><body><p>Caf\xe9 cr\xe8me</p></body></html>")
+			},
 			ctype:    "text/html",
 			contains: []string{"Café crème"},
 		},

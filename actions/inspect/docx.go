@@ -314,6 +314,15 @@ func (w *docxWriter) start(t xml.StartElement) {
 		}
 	case "del", "moveFrom", "instrText", "delText":
 		w.skip = 1
+	case "tbl", "tr", "tc", "gridSpan", "vMerge":
+		w.startTable(t.Name.Local, val)
+	}
+}
+
+// startTable handles the table elements.
+func (w *docxWriter) startTable(local, val string) {
+	tb := w.table()
+	switch local {
 	case "tbl":
 		if len(w.tables) >= maxNest {
 			w.deep++
@@ -321,21 +330,19 @@ func (w *docxWriter) start(t xml.StartElement) {
 		}
 		w.tables = append(w.tables, &docxTable{})
 	case "tr":
-		if tb := w.table(); tb != nil && w.deep == 0 {
+		if tb != nil && w.deep == 0 {
 			tb.rows = append(tb.rows, nil)
 		}
 	case "tc":
-		if tb := w.table(); tb != nil && w.deep == 0 {
+		if tb != nil && w.deep == 0 {
 			tb.cell, tb.span, tb.skip = &strings.Builder{}, 1, false
 		}
 	case "gridSpan":
-		if tb := w.table(); tb != nil && tb.cell != nil {
-			if n, err := strconv.Atoi(val); err == nil && n > 1 && n < 64 {
-				tb.span = n
-			}
+		if n, err := strconv.Atoi(val); tb != nil && tb.cell != nil && err == nil && n > 1 && n < 64 {
+			tb.span = n
 		}
 	case "vMerge":
-		if tb := w.table(); tb != nil && tb.cell != nil && val != "restart" {
+		if tb != nil && tb.cell != nil && val != "restart" {
 			tb.skip = true
 		}
 	}

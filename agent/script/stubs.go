@@ -12,9 +12,9 @@ const stubsFooter = `# Modules, already loaded (there is no import):
 #         json.encode_indent(value), json.indent(text)
 #
 # The language is Starlark, a small Python dialect. Variables and functions
-# persist between your code blocks. Not available: import, files, network,
-# OS access, try/except, class, with, raise, global, the is operator and
-# f-strings.
+# persist between your code blocks. Files and the network are reachable only
+# through the tools above. Not available: import, OS access, try/except, class,
+# with, raise, global, the is operator and f-strings.
 # Format with "x=%s" % x or "x={}".format(x); stop with an error via
 # fail("message"); test a type with type(x) == "string".
 `
