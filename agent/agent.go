@@ -66,23 +66,36 @@ type Session struct {
 	cancel  context.CancelFunc
 	gate    *gate
 	done    chan struct{}
-	mu      sync.Mutex
+	mu      sync.Mutex // guards result, paused and resumed
 	result  Finished
 	paused  func(reason string)
 	resumed func()
 }
 
+// setControl installs what Pause and Resume do once the run is set up.
+func (s *Session) setControl(paused func(string), resumed func()) {
+	s.mu.Lock()
+	s.paused, s.resumed = paused, resumed
+	s.mu.Unlock()
+}
+
+func (s *Session) control() (func(string), func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.paused, s.resumed
+}
+
 // Pause asks the agent to stop acting after the current primitive.
 func (s *Session) Pause() {
-	if s.paused != nil {
-		s.paused("paused by the person")
+	if paused, _ := s.control(); paused != nil {
+		paused("paused by the person")
 	}
 }
 
 // Resume lets the agent act again; note (may be empty) is passed on to the model.
 func (s *Session) Resume(note string) {
-	if s.gate.resume(note) && s.resumed != nil {
-		s.resumed()
+	if _, resumed := s.control(); s.gate.resume(note) && resumed != nil {
+		resumed()
 	}
 }
 

@@ -74,6 +74,7 @@ func (c *Console) Exec(ctx context.Context, code string, h Hooks) error {
 	c.mu.Unlock()
 	r := c.r
 	r.step++
+	r.curStep.Store(int32(r.step))
 	start := r.a.now()
 	r.disp.emit(StepStarted{Step: r.step, Time: start})
 	r.disp.emit(CodeParsed{Step: r.step, Code: code})

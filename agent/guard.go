@@ -153,7 +153,9 @@ func (r *runState) personActed() (string, bool) {
 func (r *runState) guard(ctx context.Context, action string, at *vision.ScreenPoint) error {
 	if !r.a.NoTakeover {
 		if reason, ok := r.personActed(); ok {
-			r.session.paused(reason + " — the agent paused; press Resume to let it continue")
+			if paused, _ := r.session.control(); paused != nil {
+				paused(reason + " — the agent paused; press Resume to let it continue")
+			}
 		}
 	}
 	if r.session.gate.isPaused() {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"deskpilot/agent/llm"
@@ -33,10 +34,14 @@ type runState struct {
 	frame    *image.RGBA   // the newest full-resolution frame
 	marks    []vision.Mark // last actions, drawn on the next screenshot
 	step     int
+	curStep  atomic.Int32 // step, for other goroutines (Pause, Resume)
 	usage    Usage
 	started  time.Time
 	lastCode string
 }
+
+// currentStep is the step now running; safe from any goroutine.
+func (r *runState) currentStep() int { return int(r.curStep.Load()) }
 
 func (a *Agent) newRun(ctx context.Context, task string, h Hooks, s *Session) (*runState, error) {
 	if strings.TrimSpace(task) == "" {
@@ -66,17 +71,17 @@ func (a *Agent) newRun(ctx context.Context, task string, h Hooks, s *Session) (*
 	r.obs = &vision.Observer{Mapper: r.mapper, Encoder: vision.Encoder{Format: format}}
 	r.attEnc = vision.Encoder{Format: format}
 	r.input = &trackedInput{Input: a.Input, cursor: a.Cursor}
-	s.paused = func(reason string) {
-		if s.gate.pause(reason) {
-			r.disp.emit(Paused{Step: r.step, Reason: reason})
-		}
-	}
-	s.resumed = func() { r.disp.emit(Resumed{Step: r.step}) }
+
 	r.exec = script.New(script.Options{}, r.tools()...)
 	if err := r.openRecorder(); err != nil {
 		return nil, err
 	}
 	r.disp = newDispatcher(r.deliver)
+	s.setControl(func(reason string) {
+		if s.gate.pause(reason) {
+			r.disp.emit(Paused{Step: r.currentStep(), Reason: reason})
+		}
+	}, func() { r.disp.emit(Resumed{Step: r.currentStep()}) })
 	return r, nil
 }
 
@@ -139,6 +144,7 @@ func (r *runState) loop(ctx context.Context) Finished {
 // doStep is one action step: ask the model, run its code, observe.
 func (r *runState) doStep(ctx context.Context) (Finished, error) {
 	start := r.a.now()
+	r.curStep.Store(int32(r.step))
 	r.disp.emit(StepStarted{Step: r.step, Max: r.cfg.MaxSteps, Time: start})
 	if err := r.maybePlan(ctx); err != nil {
 		return Finished{}, err
