@@ -281,7 +281,7 @@ func TestCodeWithoutPersonAsk(t *testing.T) {
 // is told what the person said.
 func TestTakeoverPausesUntilResumed(t *testing.T) {
 	r := newRig(t, agent.Config{},
-		code("wait(1)\nclick(100, 100)\nprint(\"clicked\")"),
+		code("wait(3)\nclick(100, 100)\nprint(\"clicked\")"),
 		code("final_answer(\"done\")"),
 	)
 	person, err := robot.New(os.Getenv("DISPLAY"), image.Rect(0, 0, 1280, 800))
@@ -303,8 +303,7 @@ func TestTakeoverPausesUntilResumed(t *testing.T) {
 	})
 	s := r.agent.Start(t.Context(), "takeover", r.hooks())
 	defer s.Stop()
-	<-codeSeen
-	time.Sleep(200 * time.Millisecond) // the script is inside wait(1)
+	<-codeSeen // the script is about to wait 3 s: the person acts meanwhile
 	if err := person.Move(t.Context(), actions.Point{X: 640, Y: 500}); err != nil {
 		t.Fatal(err)
 	}
