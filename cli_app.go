@@ -19,8 +19,7 @@ func runApp(ctx context.Context, s *settings) error {
 	if err := app.CheckDisplay(os.LookupEnv); err != nil {
 		return &exitError{exitFailed, err}
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	r := &appRunner{ctx: ctx, log: log}
+	r := &appRunner{ctx: ctx, log: stderrLog()}
 	ui := app.New(app.NewFyneApp(), app.Deps{
 		Runner:         r,
 		Console:        &appConsole{r: r, configPath: s.configPath},
@@ -67,13 +66,8 @@ func (r *appRunner) Start(task string, cfg agent.Config, apiKey string, h agent.
 }
 
 func (r *appRunner) agentFor(cfg agent.Config, apiKey string) (*agent.Agent, *desktop, error) {
-	d, err := openDesktop(cfg)
+	a, d, err := openAgent(r.ctx, cfg, r.log)
 	if err != nil {
-		return nil, nil, err
-	}
-	a, err := newAgent(r.ctx, cfg, d, r.log)
-	if err != nil {
-		d.Close()
 		return nil, nil, err
 	}
 	if apiKey != "" {

@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"log/slog"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -26,15 +24,11 @@ screenshot space the model would see (see --image-size and --coords). Ctrl+D qui
 			if err != nil {
 				return err
 			}
-			d, err := openDesktop(cfg)
+			a, d, err := openAgent(cmd.Context(), cfg, stderrLog())
 			if err != nil {
 				return &exitError{exitFailed, err}
 			}
 			defer d.Close()
-			a, err := newAgent(cmd.Context(), cfg, d, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
-			if err != nil {
-				return &exitError{exitFailed, err}
-			}
 			con, err := a.NewConsole(cmd.Context(), "console")
 			if err != nil {
 				return &exitError{exitFailed, err}

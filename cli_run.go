@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -35,16 +35,11 @@ to stdout (or a JSON object with --json). Exit codes: 0 answered, 1 failed, 2 us
 			if err := checkModel(cfg); err != nil {
 				return &exitError{exitUsage, err}
 			}
-			d, err := openDesktop(cfg)
+			a, d, err := openAgent(cmd.Context(), cfg, stderrLog())
 			if err != nil {
 				return &exitError{exitFailed, err}
 			}
 			defer d.Close()
-			log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-			a, err := newAgent(cmd.Context(), cfg, d, log)
-			if err != nil {
-				return &exitError{exitFailed, err}
-			}
 			p := &progress{w: os.Stderr, quiet: quiet, max: cfg.MaxSteps, start: time.Now()}
 			hooks := agent.Hooks{Event: p.event}
 			in := bufio.NewReader(os.Stdin)
@@ -61,8 +56,28 @@ to stdout (or a JSON object with --json). Exit codes: 0 answered, 1 failed, 2 us
 				ans, err := askLine(ctx, in, os.Stderr, "Allow "+action+"? [y/N]")
 				return strings.HasPrefix(strings.ToLower(strings.TrimSpace(ans)), "y"), err
 			}
-			fin := a.Run(cmd.Context(), task, hooks)
-			return report(cmd.OutOrStdout(), fin, asJSON)
+			terminal := isTerminal(os.Stdin)
+			// Without a terminal nobody could resume a paused run: no takeover then.
+			a.NoTakeover = !terminal
+			var session atomic.Pointer[agent.Session]
+			if terminal {
+				events := hooks.Event
+				hooks.Event = func(e agent.Event) {
+					events(e)
+					if _, ok := e.(agent.Paused); ok {
+						go func() {
+							note, err := askLine(cmd.Context(), in, os.Stderr, "You have the desktop. Press Enter to let the agent continue (you may type a note for it first):")
+							if s := session.Load(); err == nil && s != nil {
+								s.Resume(note)
+							}
+						}()
+					}
+				}
+			}
+			run := a.Start(cmd.Context(), task, hooks)
+			session.Store(run)
+			<-run.Done()
+			return report(cmd.OutOrStdout(), run.Result(), asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON result on stdout")

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -181,15 +180,11 @@ func newReplayCmd(s *settings) *cobra.Command {
 			if t.Start.Image != nil {
 				cfg.MaxSide = max(t.Start.Image.W, t.Start.Image.H)
 			}
-			d, err := openDesktop(cfg)
+			a, d, err := openAgent(cmd.Context(), cfg, stderrLog())
 			if err != nil {
 				return &exitError{exitFailed, err}
 			}
 			defer d.Close()
-			a, err := newAgent(cmd.Context(), cfg, d, slog.New(slog.NewTextHandler(os.Stderr, nil)))
-			if err != nil {
-				return &exitError{exitFailed, err}
-			}
 			con, err := a.NewConsole(cmd.Context(), "replay: "+t.Start.Task)
 			if err != nil {
 				return &exitError{exitFailed, err}

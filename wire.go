@@ -143,3 +143,23 @@ func newAgent(ctx context.Context, cfg agent.Config, d *desktop, log *slog.Logge
 		Version:      version,
 	}, nil
 }
+
+// openAgent opens the configured desktop and wires an agent for it; the caller
+// closes the desktop when done with both.
+func openAgent(ctx context.Context, cfg agent.Config, log *slog.Logger) (*agent.Agent, *desktop, error) {
+	d, err := openDesktop(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	a, err := newAgent(ctx, cfg, d, log)
+	if err != nil {
+		d.Close()
+		return nil, nil, err
+	}
+	return a, d, nil
+}
+
+// stderrLog logs warnings and errors to stderr.
+func stderrLog() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
