@@ -41,9 +41,7 @@ func (g *gate) resume(note string) bool {
 		return false
 	}
 	g.paused = false
-	if note != "" {
-		g.notes = append(g.notes, note)
-	}
+	g.notes = append(g.notes, note) // even empty: the model must learn the person acted
 	close(g.open)
 	return true
 }

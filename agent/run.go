@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -26,9 +27,11 @@ type runState struct {
 	exec    *script.Executor
 	obs     *vision.Observer
 	attEnc  vision.Encoder // encodes attachments (zoom, screenshot)
-	disp    *dispatcher
-	rec     *recorder
-	input   *trackedInput
+	// ownBefore are deskpilot's windows as listed right before the newest capture.
+	ownBefore []image.Rectangle
+	disp      *dispatcher
+	rec       *recorder
+	input     *trackedInput
 
 	msgs     []llm.Message // the conversation; images pruned when sent
 	frame    *image.RGBA   // the newest full-resolution frame
@@ -296,6 +299,7 @@ func (r *runState) finish(fin Finished) {
 
 // capture takes a full-resolution frame of the target display.
 func (r *runState) capture(ctx context.Context) (*image.RGBA, error) {
+	r.ownBefore = r.ownRects()
 	f, err := r.a.Screen.Capture(ctx)
 	if err != nil {
 		return nil, err
@@ -320,7 +324,10 @@ func (r *runState) observe(full *image.RGBA) (view, error) {
 			cursor = &c
 		}
 	}
-	o, err := r.obs.Observe(full, vision.Overlay{Cursor: cursor, Marks: r.marks, Mask: r.ownRects()})
+	// deskpilot's windows as listed before the capture and now: one that moved in
+	// between is masked at both places.
+	mask := slices.Concat(r.ownBefore, r.ownRects())
+	o, err := r.obs.Observe(full, vision.Overlay{Cursor: cursor, Marks: r.marks, Mask: mask})
 	if err != nil {
 		return view{}, err
 	}
@@ -374,7 +381,8 @@ func (r *runState) observeStep(ctx context.Context, res script.Result, notes []s
 	if touchesScreen(res.Actions) {
 		// deskpilot's own window (its live view) must not keep the screen from settling.
 		var ignore []image.Rectangle
-		for _, w := range r.ownRects() {
+		r.ownBefore = r.ownRects()
+		for _, w := range r.ownBefore {
 			ignore = append(ignore, w.Sub(r.a.Display.Min))
 		}
 		sr, err := vision.Settle(ctx, r.a.Screen, before, vision.SettleOptions{
@@ -412,7 +420,11 @@ func (r *runState) observeStep(ctx context.Context, res script.Result, notes []s
 		fmt.Fprintf(&b, "Error: %s\nFix the problem and try again; if it keeps failing, try a different approach.\n", errText)
 	}
 	for _, n := range r.session.gate.takeNotes() {
-		fmt.Fprintf(&b, "Note: the person took over the desktop for a while and then let you continue. They said: %q. Look at the new screenshot before acting.\n", n)
+		b.WriteString("Note: the agent was paused and the person may have used the desktop meanwhile; then they let you continue.")
+		if n != "" {
+			fmt.Fprintf(&b, " They said: %q.", n)
+		}
+		b.WriteString(" Things may have moved: look at the new screenshot before acting.\n")
 	}
 	for _, n := range notes {
 		b.WriteString(n)

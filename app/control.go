@@ -9,10 +9,12 @@ import (
 	"deskpilot/agent"
 )
 
-// startRun starts the task in the entry (Run button, Ctrl+Enter).
+// startRun starts the task in the entry (Run button, Ctrl+Enter). With the strip
+// on, the window first gets out of the way, so the agent's first screenshot shows
+// the desktop rather than deskpilot.
 func (u *UI) startRun() {
 	v := u.rv
-	if u.run != nil {
+	if u.run != nil || u.pending != 0 {
 		return
 	}
 	task := strings.TrimSpace(v.task.Text)
@@ -35,13 +37,28 @@ func (u *UI) startRun() {
 	cfg := u.cfg
 	u.model = runModel{Task: task, Model: cfg.Model, MaxSteps: cfg.Resolved().MaxSteps, Started: u.now()}
 	v.reset()
+	u.pending = gen
+	v.runBtn.Disable()
+	if !u.autoStrip {
+		u.beginRun(gen, task, cfg)
+		return
+	}
+	u.compactThen(true, func() { u.beginRun(gen, task, cfg) })
+}
+
+// beginRun starts run gen prepared by startRun, unless Stop cancelled it meanwhile.
+func (u *UI) beginRun(gen int, task string, cfg agent.Config) {
+	if u.pending != gen {
+		return
+	}
+	u.pending = 0
 	run, err := u.deps.Runner.Start(task, cfg, u.apiKey(cfg), u.hooks(gen))
 	if err != nil {
-		u.model = runModel{}
-		v.setHint(fmt.Sprintf("Could not start: %v", err))
+		u.abortStart(fmt.Sprintf("Could not start: %v", err))
 		return
 	}
 	u.run = run
+	v := u.rv
 	v.setRunning(true)
 	v.refreshStatus()
 	u.st.refresh()
@@ -50,9 +67,17 @@ func (u *UI) startRun() {
 		<-run.Done()
 		u.do(func() { u.runEnded(gen) })
 	}()
-	if u.autoStrip {
-		u.setCompact(true)
-	}
+}
+
+// abortStart returns to idle when a run did not start; hint says why ("" = none).
+func (u *UI) abortStart(hint string) {
+	u.pending = 0
+	u.model = runModel{}
+	u.rv.runBtn.Enable()
+	u.setCompact(false)
+	u.rv.refreshStatus()
+	u.st.refresh()
+	u.rv.setHint(hint)
 }
 
 // hooks connects a run to the UI. Every function is safe from any goroutine.
@@ -118,6 +143,9 @@ func (u *UI) runEnded(gen int) {
 // stopRun stops the active run; the Finished event follows from the run.
 func (u *UI) stopRun() {
 	if u.run == nil {
+		if u.pending != 0 {
+			u.abortStart("") // still getting out of the way: do not start at all
+		}
 		return
 	}
 	u.run.Stop()

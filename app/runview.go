@@ -323,7 +323,11 @@ func (v *runView) updateLive() {
 func (v *runView) updateLiveActions(s *stepState) {
 	v.liveActions.RemoveAll()
 	if len(s.Actions) == 0 {
-		l := widget.NewLabel(fmt.Sprintf("Step %d: no actions yet", s.N))
+		msg := "no actions yet"
+		if s.Observed || v.u.model.Done {
+			msg = "no desktop actions"
+		}
+		l := widget.NewLabel(fmt.Sprintf("Step %d: %s", s.N, msg))
 		l.Importance = widget.LowImportance
 		v.liveActions.Add(l)
 		return
@@ -399,6 +403,9 @@ func (v *runView) refreshStatus() {
 func (v *runView) showFinished() {
 	m := &v.u.model
 	v.result.show(m.Result)
+	if n := len(m.Steps); n > 0 {
+		v.updateLiveActions(m.Steps[n-1])
+	}
 	if m.TraceDir != "" {
 		v.reportBtn.Show()
 	}

@@ -69,7 +69,7 @@ func newSettingsView(u *UI) *settingsView {
 	buttons := container.NewHBox(v.testBtn, container.NewStack(v.testing), layout.NewSpacer(), v.saveBtn)
 	path := widget.NewLabel("Saved to " + u.deps.ConfigPath + " — the command line reads the same file.")
 	path.Importance = widget.LowImportance
-	path.Wrapping = fyne.TextWrapBreak
+	path.Wrapping = fyne.TextWrapWord
 	col := container.NewVBox(v.guidance,
 		heading("Model"), model, v.keyNote,
 		widget.NewSeparator(),
@@ -208,7 +208,8 @@ func (v *settingsView) refreshNotes() {
 	if name == "" {
 		name = agent.Config{}.Resolved().APIKeyEnv
 	}
-	_, inEnv := u.env(name)
+	key, inEnv := u.env(name)
+	inEnv = inEnv && key != "" // an empty variable holds no key (as apiKey reads it)
 	var note string
 	switch {
 	case u.deps.Secrets != nil:

@@ -58,16 +58,19 @@ func (s *strip) refresh() {
 	switch {
 	case m.Paused:
 		s.activity.Stop()
+		s.activity.Hide() // a stopped indicator still draws a dot
 		s.pause.SetText("Resume")
 		s.pause.SetIcon(theme.MediaPlayIcon())
 		s.pause.Importance = widget.HighImportance
 		s.line.Importance = widget.WarningImportance
 		s.bg.setFill(theme.ColorNameWarning, 40, true)
 	default:
-		if s.u.run != nil {
+		if s.u.run != nil || s.u.pending != 0 {
+			s.activity.Show()
 			s.activity.Start()
 		} else {
 			s.activity.Stop()
+			s.activity.Hide()
 		}
 		s.pause.SetText("Pause")
 		s.pause.SetIcon(theme.MediaPauseIcon())
@@ -104,9 +107,19 @@ func lastLine(s string) string {
 	return oneLine(lines[len(lines)-1])
 }
 
-// setCompact switches between the full window and the strip.
-func (u *UI) setCompact(on bool) {
+// setCompact switches between the full window and the strip; on X11 the strip
+// goes to the bottom-right corner and stays above other windows (see placer).
+func (u *UI) setCompact(on bool) { u.compactThen(on, nil) }
+
+// compactThen is setCompact that calls then, on the Fyne goroutine, once the strip
+// is in place: at once when there is nothing to wait for, later when the window
+// manager moves the window.
+func (u *UI) compactThen(on bool, then func()) {
+	if then == nil {
+		then = func() {}
+	}
 	if on == u.compact {
+		then()
 		return
 	}
 	u.compact = on
@@ -115,9 +128,14 @@ func (u *UI) setCompact(on bool) {
 		u.st.refresh()
 		u.win.SetContent(u.st.content)
 		min := u.st.content.MinSize()
-		u.win.Resize(fyne.NewSize(max(stripWidth, min.Width), min.Height))
+		size := fyne.NewSize(max(stripWidth, min.Width), min.Height)
+		u.win.Resize(size)
+		if !u.place.toStrip(u.win, size, func() { u.do(then) }) {
+			then()
+		}
 		return
 	}
+	defer then()
 	size := u.bigSize
 	if size.Width < 400 || size.Height < 300 {
 		size = fyne.NewSize(fullWidth, fullHeight)
@@ -126,5 +144,9 @@ func (u *UI) setCompact(on bool) {
 	// to the content's minimum size, which would land after (and undo) the resize.
 	u.win.Resize(size)
 	u.win.SetContent(u.tabs)
+	u.place.toFull(u.win)
+	if u.tabs.Selected() == u.runTab {
+		u.win.Canvas().Focus(u.rv.task) // ready for the next task
+	}
 	u.rv.scrollToEnd()
 }

@@ -102,8 +102,9 @@ func (c *stepCard) update(s *stepState) {
 	}
 	showIf(c.actionsPart, len(s.Actions) > 0)
 
-	c.obs.SetText(clipLines(s.Obs, maxObsLines))
-	showIf(c.obsPart, s.Obs != "")
+	obs := shownObservation(s.Obs)
+	c.obs.SetText(clipLines(obs, maxObsLines))
+	showIf(c.obsPart, obs != "")
 	c.errLabel.SetText(s.Err)
 	showIf(c.errPart, s.Err != "")
 	if s.Failed() {
@@ -112,6 +113,15 @@ func (c *stepCard) update(s *stepState) {
 		c.content.setFill(theme.ColorNameSeparator, 0, true)
 	}
 	c.relayout()
+}
+
+// screenNow ends every observation the agent sends: the screenshot follows it. The
+// card shows the screen in the live view instead, so the line is dropped there.
+const screenNow = "This is the screen now:"
+
+// shownObservation is the observation text as a card shows it.
+func shownObservation(obs string) string {
+	return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(obs), screenNow))
 }
 
 // stepMeta is "thinking…" while the model writes, then "model 3.2 s · run 1.1 s · 1.2k in / 56 out".

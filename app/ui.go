@@ -7,10 +7,13 @@
 // events change lives in plain types (runModel, stepState) that are rendered by
 // widgets; background goroutines reach widgets only through fyne.Do.
 //
-// Window placement: Fyne cannot move windows, so while a run is active the window
-// resizes itself to a small strip (status, Pause, Stop) and leaves placement to the
-// window manager. The agent masks deskpilot's own window out of the screenshots it
-// sends and refuses clicks into it, so the strip never gets in the model's way.
+// Window placement: while a run is active the window resizes itself to a small strip
+// (status, Pause, Stop). Fyne cannot move windows, so on X11 the app asks the window
+// manager itself (placer): the strip goes to the bottom-right corner of the work area
+// and stays above other windows, so Stop is always in reach; the full window comes
+// back where it was, raised, when the run ends. The agent masks deskpilot's own window
+// out of the screenshots it sends and refuses clicks into it, so the strip never gets
+// in the model's way.
 package app
 
 import (
@@ -69,8 +72,10 @@ type UI struct {
 	// The current run; gen tells events of an old run from the current one.
 	run       Run
 	gen       int
+	pending   int // gen of a run waiting for the strip to be in place; 0 = none
 	model     runModel
 	compact   bool // showing the strip
+	place     placer
 	autoStrip bool // shrink to the strip while running; default true
 	bigSize   fyne.Size
 	stopTick  chan struct{}

@@ -1,0 +1,567 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"deskpilot/actions"
+	"deskpilot/actions/robot"
+	"deskpilot/agent"
+	"deskpilot/agent/llm/llmtest"
+	"deskpilot/agent/trace"
+	"deskpilot/app"
+	"deskpilot/vision/screen"
+	"deskpilot/vision/xdisplay"
+)
+
+// TestAppEndToEnd launches the real deskpilot binary on the private display, types a
+// task into its window with real keystrokes and lets a scripted model fill in a Tk
+// form through it. A second run proves takeover: the person moves the mouse while the
+// agent waits, the agent pauses instead of clicking, and Resume lets it finish.
+//
+// Screenshots of the whole display are kept in $DESKPILOT_ARTIFACTS when set.
+func TestAppEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and launches the app")
+	}
+	h := startAppE2E(t)
+	h.fillForm()
+	h.takeover()
+}
+
+// appE2E is the real app, a form to drive and a scripted model on the test display.
+type appE2E struct {
+	t      *testing.T
+	d      *xdisplay.Display
+	sc     *screen.Screen
+	person *robot.Robot // the person at the keyboard and mouse
+	srv    *llmtest.Server
+	form   *formApp
+	app    *xdisplay.App
+	traces string
+	shots  string
+}
+
+func startAppE2E(t *testing.T) *appE2E {
+	bin := buildDeskpilot(t)
+	d, err := xdisplay.Attach("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	sc, err := screen.Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sc.Close() })
+	person, err := robot.New("", image.Rectangle{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { person.Close() })
+	h := &appE2E{t: t, d: d, sc: sc, person: person, srv: llmtest.New(t), shots: artifactsDir(t)}
+	h.form = startForm(t, d)
+
+	dir := t.TempDir()
+	h.traces = filepath.Join(dir, "traces")
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
+	t.Setenv("XDG_DATA_HOME", filepath.Join(dir, "data"))
+	for _, k := range []string{"OPENAI_BASE_URL", "OPENAI_API_KEY", "DESKPILOT_MODEL", "DESKPILOT_BASE_URL",
+		"DESKPILOT_PRESET", "DBUS_SESSION_BUS_ADDRESS"} {
+		t.Setenv(k, "")
+	}
+	cfg := agent.Config{BaseURL: h.srv.URL, Model: "scripted", TraceDir: h.traces, MaxSteps: 8, TimeoutSec: 30}
+	if err := agent.SaveConfig(agent.ConfigPath(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	h.app, err = d.StartApp(t.Context(), bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := h.app.Stop(); err != nil {
+			t.Error(err)
+		}
+		if t.Failed() {
+			t.Logf("app output:\n%s", h.app.Output())
+		}
+	})
+	h.waitWindow()
+	return h
+}
+
+// buildDeskpilot builds the binary under test (the build cache makes this quick).
+func buildDeskpilot(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "deskpilot")
+	cmd := exec.CommandContext(t.Context(), "go", "build", "-o", bin, ".")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// artifactsDir is where screenshots go: $DESKPILOT_ARTIFACTS, else a temp folder.
+func artifactsDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("DESKPILOT_ARTIFACTS")
+	if dir == "" {
+		return t.TempDir()
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// fillForm types a task into the app and lets the scripted model fill in the form.
+func (h *appE2E) fillForm() {
+	t := h.t
+	name, notes := "Ada Lovelace", "first run\nfrom the app"
+	var once sync.Once
+	strip := make(chan error, 1) // the check made while the agent works
+	h.srv.Add(
+		h.step(func(req llmtest.Request) string {
+			return fmt.Sprintf("Thought: click the name field and type the name.\n```python\nclick(%s)\ntype_text(%q)\n```",
+				h.form.center(t, "name", req), name)
+		}),
+		h.step(func(req llmtest.Request) string {
+			return fmt.Sprintf("Thought: now the notes.\n```python\nclick(%s)\ntype_text(%q)\n```",
+				h.form.center(t, "notes", req), notes)
+		}),
+		h.step(func(req llmtest.Request) string {
+			once.Do(func() {
+				h.shot("1-mid-run")
+				strip <- h.stripOnTop()
+			})
+			return fmt.Sprintf("Thought: both fields are filled; save.\n```python\nclick(%s)\n```",
+				h.form.center(t, "save", req))
+		}),
+		h.step(func(llmtest.Request) string {
+			return "Thought: the form says saved.\n```python\nfinal_answer(\"saved the form\")\n```"
+		}),
+	)
+	h.focusApp()
+	h.typeTask("Fill in the form with the name Ada Lovelace and two lines of notes, then save it.")
+	tr := h.waitRunEnd(0)
+	h.shot("2-finished")
+	select {
+	case err := <-strip:
+		if err != nil {
+			t.Errorf("while the agent worked: %v", err)
+		}
+	default:
+		t.Errorf("the strip was never checked during the run")
+	}
+
+	data, err := os.ReadFile(h.form.out)
+	if err != nil {
+		t.Fatalf("the form was not saved: %v", err)
+	}
+	var got struct{ Name, Notes string }
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Name != name || got.Notes != notes {
+		t.Errorf("form saved name %q notes %q; want %q, %q", got.Name, got.Notes, name, notes)
+	}
+	if tr.End.Outcome != "answered" || tr.Answer() != "saved the form" || tr.End.Steps != 4 {
+		t.Errorf("trace ends %q with answer %q after %d steps; want answered, \"saved the form\", 4",
+			tr.End.Outcome, tr.Answer(), tr.End.Steps)
+	}
+	if !strings.Contains(h.srv.Requests()[0].Last("user").Text(), "Ada Lovelace") {
+		t.Errorf("the task typed into the app did not reach the model")
+	}
+}
+
+// takeover starts a second run whose step waits and then clicks; the person moves
+// the mouse during the wait, so the agent must pause instead of clicking.
+func (h *appE2E) takeover() {
+	t := h.t
+	waiting := make(chan struct{})
+	before := len(h.srv.Requests())
+	h.srv.Add(
+		h.step(func(req llmtest.Request) string {
+			defer close(waiting)
+			return fmt.Sprintf("Thought: give the form a moment, then click the name field.\n```python\nwait(2)\nclick(%s)\n```",
+				h.form.center(t, "name", req))
+		}),
+		h.step(func(llmtest.Request) string {
+			return "Thought: done.\n```python\nfinal_answer(\"clicked after the person was done\")\n```"
+		}),
+	)
+	h.focusApp()
+	h.typeTask("Click the name field of the form.")
+	select {
+	case <-waiting:
+	case <-time.After(60 * time.Second):
+		h.shot("fail-no-second-run")
+		t.Fatal("the second run never asked the model")
+	}
+	// Into the agent's wait(2); moving earlier, before the wait began, would be
+	// caught by the same check before the click.
+	time.Sleep(300 * time.Millisecond)
+	spot := actions.Point{X: 900, Y: 420} // empty desktop
+	if err := h.person.Move(t.Context(), spot); err != nil {
+		t.Fatal(err)
+	}
+	dir := h.waitTraceEvent(1, trace.TypePaused)
+	time.Sleep(time.Second) // the agent would have clicked by now
+	h.shot("3-paused")
+	if at, err := h.sc.Cursor(); err != nil || at != image.Pt(spot.X, spot.Y) {
+		t.Errorf("pointer at %v (%v) while paused; want it where the person left it, %v", at, err, spot)
+	}
+	if n := len(h.srv.Requests()) - before; n != 1 {
+		t.Errorf("%d model calls while paused, want 1", n)
+	}
+	h.resume()
+	tr := h.waitRunEnd(1)
+	h.shot("4-resumed-finished")
+	if tr.Dir != dir {
+		t.Errorf("paused in %s but finished %s", dir, tr.Dir)
+	}
+	if tr.End.Outcome != "answered" {
+		t.Errorf("takeover run ended %q (%s), want answered", tr.End.Outcome, tr.End.Error)
+	}
+	if !hasEvent(tr, trace.TypeResumed) {
+		t.Errorf("the trace has no resumed event")
+	}
+	if c := traceStep(t, tr, 1); len(c.Actions) != 2 || c.Actions[1].Name != "click" {
+		t.Errorf("step 1 ran %+v; want wait, then the click after Resume", c.Actions)
+	}
+}
+
+// step is a scripted reply that takes a model's time to arrive, so the agent's clicks
+// in different fields never fall inside Tk's double-click interval.
+func (h *appE2E) step(f func(llmtest.Request) string) llmtest.Reply {
+	return llmtest.Reply{Func: func(req llmtest.Request) string {
+		time.Sleep(600 * time.Millisecond)
+		return f(req)
+	}}
+}
+
+// stripOnTop checks that the app shows its compact strip above the form the agent
+// has been clicking in, so Stop stays in reach.
+func (h *appE2E) stripOnTop() error {
+	ws, err := h.d.Windows(context.Background())
+	if err != nil {
+		return err
+	}
+	strip, form := -1, -1
+	for i, w := range ws { // bottom of the stack first
+		switch {
+		case w.Title == app.Title && w.PID == h.app.Cmd.Process.Pid:
+			strip = i
+			if w.Bounds.Dy() > 200 || !w.Frame.In(image.Rect(0, 0, h.d.Width, h.d.Height)) {
+				return fmt.Errorf("the app window is %v, want a compact strip on the screen", w.Frame)
+			}
+		case strings.Contains(w.Title, "test form"):
+			form = i
+		}
+	}
+	if strip < form {
+		return fmt.Errorf("the strip is below the form (stack positions %d, %d)", strip, form)
+	}
+	return nil
+}
+
+// waitWindow waits for the app's main window (the form's title contains "deskpilot"
+// too, so match the title exactly and the app's PID) and for it to be painted.
+func (h *appE2E) waitWindow() xdisplay.Window {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(h.t.Context(), 60*time.Second)
+	defer cancel()
+	for {
+		ws, err := h.d.Windows(ctx)
+		if err != nil && ctx.Err() == nil {
+			h.t.Fatal(err)
+		}
+		for _, w := range ws {
+			if w.Title == app.Title && w.PID == h.app.Cmd.Process.Pid && w.Viewable && !w.Bounds.Empty() {
+				h.settled(w.Bounds)
+				return w
+			}
+		}
+		select {
+		case <-ctx.Done():
+			h.shot("fail-no-window")
+			h.t.Fatalf("the app's window never showed: %v\n%s", ctx.Err(), h.app.Output())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// settled waits until area of the screen stops changing (at most 10 s).
+func (h *appE2E) settled(area image.Rectangle) {
+	h.t.Helper()
+	var last *image.RGBA
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		img, err := h.sc.Capture(h.t.Context(), area)
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		if last != nil && string(last.Pix) == string(img.Pix) {
+			return
+		}
+		last = img
+		time.Sleep(300 * time.Millisecond)
+	}
+}
+
+// focusApp clicks the app window's title bar, as a person would to bring it forward.
+func (h *appE2E) focusApp() {
+	h.t.Helper()
+	w := h.waitWindow()
+	p := actions.Point{X: w.Bounds.Min.X + w.Bounds.Dx()/2, Y: (w.Frame.Min.Y + w.Bounds.Min.Y) / 2}
+	if w.Frame.Min.Y >= w.Bounds.Min.Y {
+		p.Y = w.Bounds.Min.Y + 5 // no title bar: the top edge of the tab bar
+	}
+	if err := h.person.Click(h.t.Context(), p, actions.Left, 1); err != nil {
+		h.t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+}
+
+// typeTask types task into the focused task entry, replacing its text, and runs it
+// with Ctrl+Enter.
+func (h *appE2E) typeTask(task string) {
+	h.t.Helper()
+	ctx := h.t.Context()
+	for _, step := range []func() error{
+		func() error { return h.person.Press(ctx, mustCombo(h.t, "ctrl+a")) },
+		func() error { return h.person.Type(ctx, task) },
+		func() error { return h.person.Press(ctx, mustCombo(h.t, "ctrl+enter")) },
+	} {
+		if err := step(); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+}
+
+func mustCombo(t *testing.T, s string) actions.Combo {
+	t.Helper()
+	c, err := actions.ParseCombo(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// runTrace returns the folder of run n (0 = the first run of the test), or "".
+func (h *appE2E) runTrace(n int) string {
+	list, err := trace.List(h.traces)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if n >= len(list) {
+		return ""
+	}
+	return list[len(list)-1-n].Dir // List is newest first
+}
+
+// waitRunEnd waits for run n to end with its report written and the app back to
+// its full window, and returns the run's trace.
+func (h *appE2E) waitRunEnd(n int) *trace.Trace {
+	h.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if tr := h.endedRun(n); tr != nil {
+			h.settled(image.Rect(0, 0, h.d.Width, h.d.Height))
+			return tr
+		}
+		if time.Now().After(deadline) {
+			h.shot(fmt.Sprintf("fail-run%d-did-not-end", n+1))
+			h.t.Fatalf("run %d did not end with a report and the full window back; %d model calls, %d replies left",
+				n+1, len(h.srv.Requests()), h.srv.Pending())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// endedRun returns run n's trace once it has ended, its report is written and the
+// app shows its full window again; nil before.
+func (h *appE2E) endedRun(n int) *trace.Trace {
+	dir := h.runTrace(n)
+	if dir == "" {
+		return nil
+	}
+	tr, err := trace.Read(dir)
+	if err != nil || tr.End == nil {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(dir, "report.html")); err != nil {
+		return nil
+	}
+	if w := h.waitWindow(); w.Bounds.Dy() < 300 {
+		return nil // still the strip
+	}
+	return tr
+}
+
+// waitTraceEvent waits until run n's trace has an event of type typ; it returns the
+// trace folder.
+func (h *appE2E) waitTraceEvent(n int, typ trace.Type) string {
+	h.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if dir := h.runTrace(n); dir != "" {
+			if tr, err := trace.Read(dir); err == nil && hasEvent(tr, typ) {
+				return dir
+			}
+		}
+		if time.Now().After(deadline) {
+			h.shot(fmt.Sprintf("fail-run%d-no-%s", n+1, typ))
+			h.t.Fatalf("run %d has no %q event", n+1, typ)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func hasEvent(tr *trace.Trace, typ trace.Type) bool {
+	for _, s := range tr.Steps {
+		for _, e := range s.Events {
+			if e.Type == typ {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// shot saves a screenshot of the whole display as a test artifact.
+func (h *appE2E) shot(name string) {
+	img, err := h.sc.Capture(context.Background(), image.Rect(0, 0, h.d.Width, h.d.Height))
+	if err != nil {
+		h.t.Errorf("screenshot %s: %v", name, err)
+		return
+	}
+	p := filepath.Join(h.shots, "app-e2e-"+name+".png")
+	f, err := os.Create(p)
+	if err == nil {
+		err = png.Encode(f, img)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		h.t.Errorf("screenshot %s: %v", name, err)
+		return
+	}
+	h.t.Logf("screenshot: %s", p)
+}
+
+// traceStep returns step n of a trace.
+func traceStep(t *testing.T, tr *trace.Trace, n int) trace.Step {
+	t.Helper()
+	for _, s := range tr.Steps {
+		if s.Number == n {
+			return s
+		}
+	}
+	t.Fatalf("trace has no step %d", n)
+	return trace.Step{}
+}
+
+// formApp is agent/testdata/formapp.py running on the display: its output file and
+// widget layout (root coordinates).
+type formApp struct {
+	out, layoutPath string
+	mu              sync.Mutex
+	layout          map[string]struct{ X, Y, W, H int }
+}
+
+// startForm starts the form app and waits until the window manager has placed it.
+func startForm(t *testing.T, d *xdisplay.Display) *formApp {
+	t.Helper()
+	dir := t.TempDir()
+	f := &formApp{out: filepath.Join(dir, "out.json"), layoutPath: filepath.Join(dir, "layout.json")}
+	src, err := filepath.Abs("agent/testdata/formapp.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := d.StartApp(t.Context(), "/usr/bin/python3", src, f.out, f.layoutPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.Stop() })
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	if _, err := d.WaitWindow(ctx, "deskpilot test form"); err != nil {
+		t.Fatalf("form window: %v (%s)", err, a.Output())
+	}
+	var last string
+	for stable := 0; stable < 4; {
+		if ctx.Err() != nil || a.Exited() {
+			t.Fatalf("form app did not settle: %s", a.Output())
+		}
+		time.Sleep(100 * time.Millisecond)
+		data, err := os.ReadFile(f.layoutPath)
+		if err != nil || json.Unmarshal(data, &f.layout) != nil {
+			continue
+		}
+		if string(data) == last {
+			stable++
+		} else {
+			last, stable = string(data), 0
+		}
+	}
+	return f
+}
+
+// center returns the centre of widget name in the pixels of the request's newest
+// image (the screen is 1280x800). It runs on the model server's goroutine.
+func (f *formApp) center(t *testing.T, name string, req llmtest.Request) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if data, err := os.ReadFile(f.layoutPath); err == nil {
+		_ = json.Unmarshal(data, &f.layout) // the newest layout, after any move
+	}
+	w, ok := f.layout[name]
+	imgs := req.Images()
+	if !ok || len(imgs) == 0 {
+		t.Errorf("no widget %q in layout %v, or no image in the request", name, f.layout)
+		return "0, 0"
+	}
+	size := imgs[len(imgs)-1].Size
+	x, y := float64(w.X)+float64(w.W)/2, float64(w.Y)+float64(w.H)/2
+	return fmt.Sprintf("%d, %d", int(x*float64(size.X)/1280), int(y*float64(size.Y)/800))
+}
+
+// resume presses Resume on the strip, the one blue (primary) button there while
+// the run is paused.
+func (h *appE2E) resume() {
+	h.t.Helper()
+	w := h.waitWindow()
+	img, err := h.sc.Capture(h.t.Context(), w.Bounds)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	var box image.Rectangle
+	for y := img.Rect.Min.Y; y < img.Rect.Max.Y; y++ {
+		for x := img.Rect.Min.X; x < img.Rect.Max.X; x++ {
+			c := img.RGBAAt(x, y)
+			if c.B > 180 && c.R < 110 && int(c.B)-int(c.G) > 60 {
+				box = box.Union(image.Rect(x, y, x+1, y+1))
+			}
+		}
+	}
+	if box.Dx() < 20 || box.Dy() < 10 {
+		h.t.Fatalf("no Resume button on the app window %v (blue area %v)", w.Bounds, box)
+	}
+	box = box.Add(w.Bounds.Min.Sub(img.Rect.Min)) // the capture may start at 0, 0
+	at := actions.Point{X: (box.Min.X + box.Max.X) / 2, Y: (box.Min.Y + box.Max.Y) / 2}
+	if err := h.person.Click(h.t.Context(), at, actions.Left, 1); err != nil {
+		h.t.Fatal(err)
+	}
+}
