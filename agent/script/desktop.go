@@ -232,6 +232,10 @@ func (d *desktop) act(c *Call, act Action, at *vision.ScreenPoint, do func(ctx c
 	}
 	act.Start = c.Now()
 	err := d.guard(c, c.Name+"("+act.Args+")", at)
+	if err == nil && act.To != nil && c.Name == "drag" {
+		// A drop point is checked like the start (deskpilot's own window).
+		err = d.guard(c, c.Name+"("+act.Args+")", &vision.ScreenPoint{X: act.To[0], Y: act.To[1]})
+	}
 	if err != nil {
 		act.Result = "refused"
 	} else {

@@ -150,7 +150,10 @@ func TestDesktopPrimitives(t *testing.T) {
 func TestDesktopActionLog(t *testing.T) {
 	var guarded []string
 	e, _ := newDesktop(t, "", func(d *DesktopDeps) {
-		d.Guard = func(_ context.Context, action string, _ *vision.ScreenPoint) error {
+		d.Guard = func(_ context.Context, action string, at *vision.ScreenPoint) error {
+			if at != nil {
+				action = fmt.Sprintf("%s@%d,%d", action, at.X, at.Y)
+			}
 			guarded = append(guarded, action)
 			return nil
 		}
@@ -168,7 +171,8 @@ func TestDesktopActionLog(t *testing.T) {
 	if d.To == nil || *d.To != [2]int{2121, 101} || *d.Screen != [2]int{1921, 1} {
 		t.Errorf("drag action = %+v", d)
 	}
-	want := []string{`click(10, 20, button="right")`, `drag(0, 0, 100, 50)`, `press("ctrl+t")`}
+	// A drag is guarded at its start and at its drop point.
+	want := []string{`click(10, 20, button="right")@1941,41`, `drag(0, 0, 100, 50)@1921,1`, `drag(0, 0, 100, 50)@2121,101`, `press("ctrl+t")`}
 	if strings.Join(guarded, "|") != strings.Join(want, "|") {
 		t.Errorf("guard saw %q, want %q", guarded, want)
 	}
