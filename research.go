@@ -44,6 +44,7 @@ func extraTools(_ context.Context, cfg agent.Config, _ *desktop) ([]script.Tool,
 		AllowPrivate: cfg.AllowPrivate || os.Getenv("DESKPILOT_BROWSER_ALLOW_PRIVATE") == "1",
 		Search:       search,
 		DownloadDir:  downloads,
+		CheckURL:     cfg.CheckURL,
 		Inspect: func(ctx context.Context, path string) (string, error) {
 			return in.Inspect(ctx, path, "")
 		},

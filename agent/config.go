@@ -46,7 +46,10 @@ type Config struct {
 	AllowPrivate  bool   `toml:"browser_allow_private"` // let visit_page reach private/loopback addresses
 
 	// Safety.
-	Confirm []string `toml:"confirm"` // actions needing approval; default launch, open_url, closing combos
+	Confirm      []string `toml:"confirm"`       // actions needing approval; default launch, open_url, close_combos
+	AllowDomains []string `toml:"allow_domains"` // when set, open_url and the browser reach only these domains
+	DenyDomains  []string `toml:"deny_domains"`  // domains open_url and the browser never reach
+	DenyApps     []string `toml:"deny_apps"`     // programs launch refuses
 }
 
 // Defaults used when a field is zero.

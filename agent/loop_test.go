@@ -362,3 +362,30 @@ func TestPlanningEveryN(t *testing.T) {
 		t.Errorf("the second plan is not in the conversation of the next step")
 	}
 }
+
+// TestPolicyRefusesDomainsAndApps: open_url to a denied domain and launch of a
+// denied program are refused before anything starts; the model reads why.
+func TestPolicyRefusesDomainsAndApps(t *testing.T) {
+	asked := 0
+	r := newRig(t, agent.Config{DenyDomains: []string{"evil.test"}, DenyApps: []string{"xterm"}},
+		code("open_url(\"https://login.evil.test/steal\")"),
+		code("launch(\"xterm -e sh\")"),
+		code("final_answer(\"refused\")"),
+	)
+	h := r.hooks()
+	h.Confirm = func(context.Context, string) (bool, error) { asked++; return true, nil }
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	if fin := r.agent.Run(ctx, "policy", h); fin.Answer != "refused" {
+		t.Fatalf("got %s %q", fin.Outcome, fin.Answer)
+	}
+	if obs := r.lastUser(1); !strings.Contains(obs, "login.evil.test is in deny_domains") {
+		t.Errorf("open_url not refused:\n%s", obs)
+	}
+	if obs := r.lastUser(2); !strings.Contains(obs, "xterm is in deny_apps") {
+		t.Errorf("launch not refused:\n%s", obs)
+	}
+	if asked != 0 {
+		t.Errorf("the person was asked %d times about actions the policy refuses", asked)
+	}
+}

@@ -108,6 +108,9 @@ func (r *runState) launch(c *script.Call, args starlark.Tuple, kwargs []starlark
 	if strings.ContainsAny(line, "|;&$`<>") {
 		return nil, errors.New("launch: shell syntax is not supported; give a program and its arguments only")
 	}
+	if err := r.cfg.CheckApp(fields[0]); err != nil {
+		return nil, err
+	}
 	start := c.Now()
 	if r.needsConfirm("launch") {
 		stop := c.Untimed()
@@ -144,6 +147,9 @@ func (r *runState) openURL(c *script.Call, args starlark.Tuple, kwargs []starlar
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("open_url: %q is not an http or https address", raw)
+	}
+	if err := r.cfg.CheckURL(u); err != nil {
+		return nil, err
 	}
 	start := c.Now()
 	if r.needsConfirm("open_url") {

@@ -72,6 +72,9 @@ type Options struct {
 	Inspect func(ctx context.Context, path string) (string, error)
 	// UserAgent is sent with every request; "" means DefaultUserAgent.
 	UserAgent string
+	// CheckURL, when set, is asked before every visit and every redirect hop;
+	// an error refuses the address (the agent's allow/deny policy by domain).
+	CheckURL func(u *url.URL) error
 }
 
 // Browser is one run's text browser: it holds the current page, viewport and
@@ -284,6 +287,11 @@ func (b *Browser) checkRedirect(req *http.Request, via []*http.Request) error {
 	}
 	if err := checkScheme(req.URL); err != nil {
 		return err
+	}
+	if b.opts.CheckURL != nil {
+		if err := b.opts.CheckURL(req.URL); err != nil {
+			return err
+		}
 	}
 	if !b.opts.AllowPrivate {
 		return b.pol.checkHost(req.URL.Hostname())

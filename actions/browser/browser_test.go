@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -412,5 +413,38 @@ func TestDownloadWithoutInspector(t *testing.T) {
 		if err != nil || string(got) != string(data) {
 			t.Errorf("saved file %s = %q, %v", saved, got, err)
 		}
+	}
+}
+
+// TestCheckURL: the caller's address policy is asked before a visit and at every
+// redirect hop.
+func TestCheckURL(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/ok", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "<html><head><title>Fine</title></head><body><p>allowed</p></body></html>")
+	})
+	mux.HandleFunc("/to-banned", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/banned/page", http.StatusFound)
+	})
+	srv := serve(t, mux)
+	var asked []string
+	b := open(t, browser.Options{CheckURL: func(u *url.URL) error {
+		asked = append(asked, u.Path)
+		if strings.HasPrefix(u.Path, "/banned") {
+			return fmt.Errorf("refused by policy: %s", u.Path)
+		}
+		return nil
+	}})
+	if ans := visit(t, b, srv.URL+"/ok"); !strings.Contains(ans, "allowed") {
+		t.Errorf("allowed page:\n%s", ans)
+	}
+	for _, path := range []string{"/banned/direct", "/to-banned"} {
+		_, err := b.Visit(t.Context(), srv.URL+path)
+		if err == nil || !strings.Contains(err.Error(), "refused by policy: /banned") {
+			t.Errorf("Visit(%s) error = %v, want the policy's refusal", path, err)
+		}
+	}
+	if want := "/ok /banned/direct /to-banned /banned/page"; strings.Join(asked, " ") != want {
+		t.Errorf("policy asked for %q, want %q", strings.Join(asked, " "), want)
 	}
 }

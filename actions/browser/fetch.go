@@ -28,6 +28,11 @@ type response struct {
 
 // get fetches u with the visit client under the browser's timeout.
 func (b *Browser) get(ctx context.Context, u *url.URL) (*response, error) {
+	if b.opts.CheckURL != nil {
+		if err := b.opts.CheckURL(u); err != nil {
+			return nil, err
+		}
+	}
 	if !b.opts.AllowPrivate {
 		if err := b.pol.checkHost(u.Hostname()); err != nil {
 			return nil, err
