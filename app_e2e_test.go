@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"image"
 	"image/png"
@@ -20,6 +19,7 @@ import (
 	"deskpilot/agent/llm/llmtest"
 	"deskpilot/agent/trace"
 	"deskpilot/app"
+	"deskpilot/internal/testapps"
 	"deskpilot/vision/screen"
 	"deskpilot/vision/xdisplay"
 )
@@ -46,7 +46,7 @@ type appE2E struct {
 	sc     *screen.Screen
 	person *robot.Robot // the person at the keyboard and mouse
 	srv    *llmtest.Server
-	form   *formApp
+	form   *testapps.Form
 	app    *xdisplay.App
 	traces string
 	shots  string
@@ -70,7 +70,7 @@ func startAppE2E(t *testing.T) *appE2E {
 	}
 	t.Cleanup(func() { person.Close() })
 	h := &appE2E{t: t, d: d, sc: sc, person: person, srv: llmtest.New(t), shots: artifactsDir(t)}
-	h.form = startForm(t, d)
+	h.form = testapps.StartForm(t, d)
 
 	dir := t.TempDir()
 	h.traces = filepath.Join(dir, "traces")
@@ -133,11 +133,11 @@ func (h *appE2E) fillForm() {
 	h.srv.Add(
 		h.step(func(req llmtest.Request) string {
 			return fmt.Sprintf("Thought: click the name field and type the name.\n```python\nclick(%s)\ntype_text(%q)\n```",
-				h.form.center(t, "name", req), name)
+				center(t, h.form, "name", req), name)
 		}),
 		h.step(func(req llmtest.Request) string {
 			return fmt.Sprintf("Thought: now the notes.\n```python\nclick(%s)\ntype_text(%q)\n```",
-				h.form.center(t, "notes", req), notes)
+				center(t, h.form, "notes", req), notes)
 		}),
 		h.step(func(req llmtest.Request) string {
 			once.Do(func() {
@@ -145,7 +145,7 @@ func (h *appE2E) fillForm() {
 				strip <- h.stripOnTop()
 			})
 			return fmt.Sprintf("Thought: both fields are filled; save.\n```python\nclick(%s)\n```",
-				h.form.center(t, "save", req))
+				center(t, h.form, "save", req))
 		}),
 		h.step(func(llmtest.Request) string {
 			return "Thought: the form says saved.\n```python\nfinal_answer(\"saved the form\")\n```"
@@ -164,16 +164,12 @@ func (h *appE2E) fillForm() {
 		t.Errorf("the strip was never checked during the run")
 	}
 
-	data, err := os.ReadFile(h.form.out)
+	gotName, gotNotes, err := h.form.Saved()
 	if err != nil {
-		t.Fatalf("the form was not saved: %v", err)
-	}
-	var got struct{ Name, Notes string }
-	if err := json.Unmarshal(data, &got); err != nil {
 		t.Fatal(err)
 	}
-	if got.Name != name || got.Notes != notes {
-		t.Errorf("form saved name %q notes %q; want %q, %q", got.Name, got.Notes, name, notes)
+	if gotName != name || gotNotes != notes {
+		t.Errorf("form saved name %q notes %q; want %q, %q", gotName, gotNotes, name, notes)
 	}
 	if tr.End.Outcome != "answered" || tr.Answer() != "saved the form" || tr.End.Steps != 4 {
 		t.Errorf("trace ends %q with answer %q after %d steps; want answered, \"saved the form\", 4",
@@ -194,7 +190,7 @@ func (h *appE2E) takeover() {
 		h.step(func(req llmtest.Request) string {
 			defer close(waiting)
 			return fmt.Sprintf("Thought: give the form a moment, then click the name field.\n```python\nwait(2)\nclick(%s)\n```",
-				h.form.center(t, "name", req))
+				center(t, h.form, "name", req))
 		}),
 		h.step(func(llmtest.Request) string {
 			return "Thought: done.\n```python\nfinal_answer(\"clicked after the person was done\")\n```"
@@ -473,69 +469,21 @@ func traceStep(t *testing.T, tr *trace.Trace, n int) trace.Step {
 	return trace.Step{}
 }
 
-// formApp is agent/testdata/formapp.py running on the display: its output file and
-// widget layout (root coordinates).
-type formApp struct {
-	out, layoutPath string
-	mu              sync.Mutex
-	layout          map[string]struct{ X, Y, W, H int }
-}
-
-// startForm starts the form app and waits until the window manager has placed it.
-func startForm(t *testing.T, d *xdisplay.Display) *formApp {
-	t.Helper()
-	dir := t.TempDir()
-	f := &formApp{out: filepath.Join(dir, "out.json"), layoutPath: filepath.Join(dir, "layout.json")}
-	src, err := filepath.Abs("agent/testdata/formapp.py")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := d.StartApp(t.Context(), "/usr/bin/python3", src, f.out, f.layoutPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = a.Stop() })
-	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-	defer cancel()
-	if _, err := d.WaitWindow(ctx, "deskpilot test form"); err != nil {
-		t.Fatalf("form window: %v (%s)", err, a.Output())
-	}
-	var last string
-	for stable := 0; stable < 4; {
-		if ctx.Err() != nil || a.Exited() {
-			t.Fatalf("form app did not settle: %s", a.Output())
-		}
-		time.Sleep(100 * time.Millisecond)
-		data, err := os.ReadFile(f.layoutPath)
-		if err != nil || json.Unmarshal(data, &f.layout) != nil {
-			continue
-		}
-		if string(data) == last {
-			stable++
-		} else {
-			last, stable = string(data), 0
-		}
-	}
-	return f
-}
-
-// center returns the centre of widget name in the pixels of the request's newest
-// image (the screen is 1280x800). It runs on the model server's goroutine.
-func (f *formApp) center(t *testing.T, name string, req llmtest.Request) string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if data, err := os.ReadFile(f.layoutPath); err == nil {
-		_ = json.Unmarshal(data, &f.layout) // the newest layout, after any move
-	}
-	w, ok := f.layout[name]
+// center returns where the scripted model clicks to hit widget name, in the
+// pixels of the request's newest image (the screen is 1280x800). It runs on the
+// model server's goroutine, so it reports with Errorf.
+func center(t *testing.T, f *testapps.Form, name string, req llmtest.Request) string {
 	imgs := req.Images()
-	if !ok || len(imgs) == 0 {
-		t.Errorf("no widget %q in layout %v, or no image in the request", name, f.layout)
+	if len(imgs) == 0 {
+		t.Errorf("request has no image")
 		return "0, 0"
 	}
-	size := imgs[len(imgs)-1].Size
-	x, y := float64(w.X)+float64(w.W)/2, float64(w.Y)+float64(w.H)/2
-	return fmt.Sprintf("%d, %d", int(x*float64(size.X)/1280), int(y*float64(size.Y)/800))
+	at, err := f.Click(name, imgs[len(imgs)-1].Size, image.Pt(1280, 800), "pixels")
+	if err != nil {
+		t.Error(err)
+		return "0, 0"
+	}
+	return at
 }
 
 // resume presses Resume on the strip, the one blue (primary) button there while

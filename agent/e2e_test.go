@@ -1,9 +1,8 @@
 package agent_test
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
+	"image"
 	"strings"
 	"testing"
 	"time"
@@ -28,16 +27,16 @@ func TestFillFormEndToEnd(t *testing.T) {
 			r := newRig(t, agent.Config{CoordMode: mode},
 				llmtest.Reply{Func: func(req llmtest.Request) string {
 					return fmt.Sprintf("Thought: click the name field and type.\n```python\nclick(%s)\ntype_text(%q)\n```",
-						form.center(t, "name", req, mode), name)
+						clickAt(t, form, "name", req, mode), name)
 				}},
 				llmtest.Reply{Func: func(req llmtest.Request) string {
 					think()
 					return fmt.Sprintf("Thought: now the notes.\n```python\nclick(%s)\ntype_text(%q)\n```",
-						form.center(t, "notes", req, mode), notes)
+						clickAt(t, form, "notes", req, mode), notes)
 				}},
 				llmtest.Reply{Func: func(req llmtest.Request) string {
 					think()
-					return fmt.Sprintf("Thought: save.\n```python\nclick(%s)\n```", form.center(t, "save", req, mode))
+					return fmt.Sprintf("Thought: save.\n```python\nclick(%s)\n```", clickAt(t, form, "save", req, mode))
 				}},
 				code(`final_answer("saved the form")`),
 			)
@@ -45,16 +44,12 @@ func TestFillFormEndToEnd(t *testing.T) {
 			if fin.Outcome != agent.Answered || fin.Answer != "saved the form" {
 				t.Fatalf("run ended %s %q (error %q)", fin.Outcome, fin.Answer, fin.Error)
 			}
-			data, err := os.ReadFile(form.out)
+			gotName, gotNotes, err := form.Saved()
 			if err != nil {
-				t.Fatalf("the form was not saved: %v", err)
-			}
-			var got struct{ Name, Notes string }
-			if err := json.Unmarshal(data, &got); err != nil {
 				t.Fatal(err)
 			}
-			if got.Name != name || got.Notes != notes {
-				t.Errorf("form saved name %q notes %q; want %q, %q", got.Name, got.Notes, name, notes)
+			if gotName != name || gotNotes != notes {
+				t.Errorf("form saved name %q notes %q; want %q, %q", gotName, gotNotes, name, notes)
 			}
 			reqs := r.srv.Requests()
 			if len(reqs) != 4 {
@@ -79,9 +74,12 @@ func TestFillFormEndToEnd(t *testing.T) {
 				t.Fatalf("trace step 1: %d actions, frame %q; want click + type_text on a recorded frame", len(step1.Actions), step1.Frame)
 			}
 			click := step1.Actions[0]
-			w := form.layout["name"]
-			if click.Screen == nil || click.Screen[0] < w.X || click.Screen[0] >= w.X+w.W || click.Screen[1] < w.Y || click.Screen[1] >= w.Y+w.H {
-				t.Errorf("trace click at screen %v, not inside the name field %+v", click.Screen, w)
+			w, err := form.Widget("name")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if click.Screen == nil || !image.Pt(click.Screen[0], click.Screen[1]).In(w) {
+				t.Errorf("trace click at screen %v, not inside the name field %v", click.Screen, w)
 			}
 		})
 	}

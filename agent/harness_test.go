@@ -2,8 +2,6 @@ package agent_test
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"image"
 	"os"
 	"path/filepath"
@@ -17,6 +15,7 @@ import (
 	"deskpilot/agent/llm"
 	"deskpilot/agent/llm/llmtest"
 	"deskpilot/agent/trace"
+	"deskpilot/internal/testapps"
 	"deskpilot/vision/screen"
 	"deskpilot/vision/xdisplay"
 )
@@ -166,76 +165,30 @@ func (l *eventLog) all() []agent.Event {
 	return append([]agent.Event(nil), l.events...)
 }
 
-// formApp starts testdata/formapp.py and returns its output file and widget layout.
-type formApp struct {
-	out        string
-	layoutPath string
-	layout     map[string]struct{ X, Y, W, H int }
-}
-
-func startForm(t *testing.T) *formApp {
+// startForm starts the form app (internal/testapps) on the test display.
+func startForm(t *testing.T) *testapps.Form {
 	t.Helper()
 	d, err := xdisplay.Attach("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	f := &formApp{out: filepath.Join(dir, "out.json")}
-	layout := filepath.Join(dir, "layout.json")
-	f.layoutPath = layout
-	src, _ := filepath.Abs("testdata/formapp.py")
-	app, err := d.StartApp(t.Context(), "/usr/bin/python3", src, f.out, layout)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = app.Stop() })
-	if _, err := d.WaitWindow(t.Context(), "deskpilot test form"); err != nil {
-		t.Fatalf("form window: %v (%s)", err, app.Output())
-	}
-	// The window manager moves the window as it frames it; wait until the layout
-	// the app reports has stayed the same for a while.
-	deadline := time.Now().Add(60 * time.Second)
-	var last string
-	stable := 0
-	for stable < 4 {
-		if time.Now().After(deadline) || app.Exited() {
-			t.Fatalf("form app did not settle: %s", app.Output())
-		}
-		time.Sleep(100 * time.Millisecond)
-		data, err := os.ReadFile(layout)
-		if err != nil || json.Unmarshal(data, &f.layout) != nil {
-			continue
-		}
-		if string(data) == last {
-			stable++
-		} else {
-			last, stable = string(data), 0
-		}
-	}
-	return f
+	return testapps.StartForm(t, d)
 }
 
-// center returns the centre of widget name in model coordinates for a request's
-// newest image: pixels of that image, or 0..1000.
-func (f *formApp) center(t *testing.T, name string, req llmtest.Request, mode string) string {
-	t.Helper()
-	if data, err := os.ReadFile(f.layoutPath); err == nil {
-		_ = json.Unmarshal(data, &f.layout) // the newest layout, after any move
-	}
-	w, ok := f.layout[name]
-	if !ok {
-		t.Fatalf("no widget %q in layout %v", name, f.layout)
-	}
+// clickAt returns model coordinates of the centre of a form widget for the newest
+// image of req. It runs on the model server's goroutine, so it reports with Errorf.
+func clickAt(t *testing.T, f *testapps.Form, name string, req llmtest.Request, mode string) string {
 	imgs := req.Images()
 	if len(imgs) == 0 {
-		t.Fatalf("request has no image")
+		t.Errorf("request has no image")
+		return "0, 0"
 	}
-	size := imgs[len(imgs)-1].Size
-	sx, sy := float64(w.X)+float64(w.W)/2, float64(w.Y)+float64(w.H)/2
-	if mode == "norm1000" {
-		return fmt.Sprintf("%d, %d", int(sx*1000/1280), int(sy*1000/800))
+	at, err := f.Click(name, imgs[len(imgs)-1].Size, image.Pt(1280, 800), mode)
+	if err != nil {
+		t.Error(err)
+		return "0, 0"
 	}
-	return fmt.Sprintf("%d, %d", int(sx*float64(size.X)/1280), int(sy*float64(size.Y)/800))
+	return at
 }
 
 // traceStep returns step n of a trace.

@@ -403,19 +403,7 @@ func TestNoInput(t *testing.T) {
 func TestStubsGolden(t *testing.T) {
 	e, _ := newDesktop(t, "", nil)
 	got := e.Stubs()
-	path := filepath.Join("testdata", "stubs.golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("stubs differ from %s (run go test -update after checking):\n%s", path, got)
-	}
+	checkGolden(t, "stubs.golden", got)
 	for _, w := range []string{
 		`def click(x: int, y: int, button: str = "left") -> None:`,
 		"    Args:\n        x: horizontal position",
@@ -443,3 +431,21 @@ func (discardInput) Press(context.Context, actions.Combo) error               { 
 func (discardInput) Hold(context.Context, actions.Combo, time.Duration) error { return nil }
 func (discardInput) Type(context.Context, string) error                       { return nil }
 func (discardInput) Cursor() (actions.Point, error)                           { return actions.Point{}, nil }
+
+// checkGolden compares got with testdata/name; -update rewrites the file.
+func checkGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (run go test -update after checking):\n%s", path, got)
+	}
+}

@@ -378,19 +378,7 @@ func TestResearchToolSets(t *testing.T) {
 func TestResearchStubsGolden(t *testing.T) {
 	e := New(Options{}, Research(ResearchDeps{Browser: browser.New(browser.Options{}), Inspector: inspect.New(inspect.Options{Home: t.TempDir()})})...)
 	got := e.Stubs()
-	path := filepath.Join("testdata", "research_stubs.golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("stubs differ from %s (run go test -update after checking):\n%s", path, got)
-	}
+	checkGolden(t, "research_stubs.golden", got)
 	for _, w := range []string{
 		"# browser\n\ndef web_search(query: str, year: int | None = None) -> str:",
 		"def archived_url(url: str, date: str) -> str:",

@@ -4,7 +4,7 @@ button. Save writes the fields to the output file as JSON. After the window is s
 the app writes its widgets' rectangles in root coordinates to the layout file, so a
 test can compute where to click.
 
-usage: formapp.py OUTPUT.json LAYOUT.json
+usage: python3 formapp.py OUTPUT.json LAYOUT.json (internal/testapps starts it)
 """
 import json
 import sys
