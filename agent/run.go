@@ -374,31 +374,9 @@ const settleInterval = 15 * time.Millisecond
 
 // observeStep settles the screen after the step's actions and builds the observation.
 func (r *runState) observeStep(ctx context.Context, res script.Result, notes []string, start time.Time) (observation, error) {
-	before := r.frame
-	var frame *image.RGBA
-	changed := false
-	var settle time.Duration
-	if touchesScreen(res.Actions) {
-		// deskpilot's own window (its live view) must not keep the screen from settling.
-		var ignore []image.Rectangle
-		r.ownBefore = r.ownRects()
-		for _, w := range r.ownBefore {
-			ignore = append(ignore, w.Sub(r.a.Display.Min))
-		}
-		sr, err := vision.Settle(ctx, r.a.Screen, before, vision.SettleOptions{
-			Interval: settleInterval, Patience: 1, Ignore: ignore})
-		if err != nil {
-			return observation{}, fmt.Errorf("settle: %w", err)
-		}
-		frame, changed, settle = sr.Frame, sr.Changed, sr.Elapsed
-		r.frame = frame
-	} else {
-		f, err := r.capture(ctx)
-		if err != nil {
-			return observation{}, fmt.Errorf("screenshot: %w", err)
-		}
-		frame = f
-		changed = vision.DiffFraction(before, frame) > 0
+	frame, changed, settle, err := r.afterStep(ctx, touchesScreen(res.Actions))
+	if err != nil {
+		return observation{}, err
 	}
 	r.marks = marksFor(res.Actions)
 	v, err := r.observe(frame)
@@ -455,6 +433,34 @@ func (r *runState) observeStep(ctx context.Context, res script.Result, notes []s
 		Duration: r.a.now().Sub(start),
 	})
 	return observation{text: b.String(), images: imgs}, nil
+}
+
+// afterStep takes the frame that shows the step's effect: when the step acted on
+// the desktop it waits for the screen to settle; otherwise one capture. deskpilot's
+// own windows (its live view changes all the time) count neither for settling nor
+// for "changed".
+func (r *runState) afterStep(ctx context.Context, acted bool) (*image.RGBA, bool, time.Duration, error) {
+	before := r.frame
+	r.ownBefore = r.ownRects()
+	var ignore []image.Rectangle
+	for _, w := range r.ownBefore {
+		ignore = append(ignore, w.Sub(r.a.Display.Min))
+	}
+	if !acted {
+		f, err := r.a.Screen.Capture(ctx)
+		if err != nil {
+			return nil, false, 0, fmt.Errorf("screenshot: %w", err)
+		}
+		r.frame = f
+		return f, !vision.Same(before, f, ignore), 0, nil
+	}
+	sr, err := vision.Settle(ctx, r.a.Screen, before, vision.SettleOptions{
+		Interval: settleInterval, Patience: 1, Ignore: ignore})
+	if err != nil {
+		return nil, false, 0, fmt.Errorf("settle: %w", err)
+	}
+	r.frame = sr.Frame
+	return sr.Frame, sr.Changed, sr.Elapsed, nil
 }
 
 // marksFor draws the step's pointer actions on the next screenshot (the last three).

@@ -169,6 +169,10 @@ func same(a, b *image.RGBA, ignore []image.Rectangle) bool {
 	return pixels(a, b) >= 0 && countDiff(a, b, 0, ignore) == 0
 }
 
+// Same reports whether a and b have the same size and the same pixels outside the
+// ignore rectangles (in a's coordinates).
+func Same(a, b *image.RGBA, ignore []image.Rectangle) bool { return same(a, b, ignore) }
+
 // diffExceeds reports whether more than the fraction limit of the pixels
 // of a and b differ outside ignore, stopping as soon as that is known.
 func diffExceeds(a, b *image.RGBA, limit float64, ignore []image.Rectangle) bool {

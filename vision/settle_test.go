@@ -229,3 +229,18 @@ func TestComparedSpans(t *testing.T) {
 		})
 	}
 }
+
+func TestSameIgnoresRects(t *testing.T) {
+	a := image.NewRGBA(image.Rect(0, 0, 40, 30))
+	b := image.NewRGBA(image.Rect(0, 0, 40, 30))
+	b.Set(35, 25, color.RGBA{255, 0, 0, 255})
+	if Same(a, b, nil) {
+		t.Error("frames that differ in one pixel are the same")
+	}
+	if !Same(a, b, []image.Rectangle{image.Rect(30, 20, 40, 30)}) {
+		t.Error("the difference inside an ignored rectangle counts")
+	}
+	if Same(a, image.NewRGBA(image.Rect(0, 0, 40, 31)), nil) || Same(nil, b, nil) {
+		t.Error("frames of different sizes, or a nil one, are the same")
+	}
+}
