@@ -58,10 +58,13 @@ type StepStarted struct {
 	Time      time.Time
 }
 
-// TextDelta is a piece of the model's reply as it streams in.
+// TextDelta is a piece of the model's reply as it streams in. Reset means the
+// text streamed so far for this step is void (a cut stream is being retried from
+// the start): clear it before appending Text.
 type TextDelta struct {
-	Step int
-	Text string
+	Step  int
+	Text  string
+	Reset bool
 }
 
 // ModelReplied carries the whole reply of one model call.

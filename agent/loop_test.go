@@ -210,6 +210,16 @@ func TestModelFaultsAreRetried(t *testing.T) {
 	if n := len(r.srv.Requests()); n != 4 {
 		t.Errorf("%d requests, want 4 (3 faults retried)", n)
 	}
+	// The cut stream had streamed text: the UI is told to drop it.
+	reset := false
+	for _, e := range r.events.all() {
+		if d, ok := e.(agent.TextDelta); ok && d.Reset {
+			reset = true
+		}
+	}
+	if !reset {
+		t.Error("no TextDelta reset after the cut stream")
+	}
 	r.readTrace(fin)
 }
 

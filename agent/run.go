@@ -211,6 +211,12 @@ func (r *runState) complete(ctx context.Context, msgs []llm.Message, stopAtObser
 	}
 	t0 := r.a.now()
 	step := r.step
+	req.OnRetry = func(rt llm.Retry) {
+		r.a.log().Warn("model call retried", "step", step, "attempt", rt.Attempt, "delay", rt.Delay, "err", rt.Err)
+		if rt.Discard {
+			r.disp.emit(TextDelta{Step: step, Reset: true})
+		}
+	}
 	resp, err := r.a.Model.Complete(ctx, req, func(d string) {
 		r.disp.emit(TextDelta{Step: step, Text: d})
 	})

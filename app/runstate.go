@@ -170,6 +170,9 @@ func (m *runModel) apply(e agent.Event) *stepState {
 		return s
 	case agent.TextDelta:
 		s := m.step(e.Step)
+		if e.Reset {
+			s.Reply = ""
+		}
 		s.Reply += e.Text
 		return s
 	case agent.ModelReplied:

@@ -194,3 +194,14 @@ func TestSettingsForm(t *testing.T) {
 		})
 	}
 }
+
+func TestRunModelDropsRetriedText(t *testing.T) {
+	m := &runModel{}
+	m.apply(agent.StepStarted{Step: 1, Max: 5})
+	m.apply(agent.TextDelta{Step: 1, Text: "Thought: half a rep"})
+	m.apply(agent.TextDelta{Step: 1, Reset: true})
+	m.apply(agent.TextDelta{Step: 1, Text: "Thought: whole reply"})
+	if got := m.Steps[0].Reply; got != "Thought: whole reply" {
+		t.Errorf("reply after a retried stream = %q", got)
+	}
+}
