@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"deskpilot/actions/browser"
 	"deskpilot/actions/inspect"
@@ -13,9 +14,10 @@ import (
 )
 
 // extraTools are the builtins beyond the desktop: the text browser and the file
-// inspector (DESIGN.md §2, groups browser and files). Downloads go to
-// $XDG_CACHE_HOME/deskpilot/downloads; the inspector reads the home folder and
-// the downloads, and answers questions about files with the run's model.
+// inspector (DESIGN.md §2, groups browser and files). Each agent (one run, or one
+// console session) downloads into a folder of its own under
+// $XDG_CACHE_HOME/deskpilot/downloads; the inspector reads the home folder and all
+// downloads, and answers questions about files with the run's model.
 func extraTools(_ context.Context, cfg agent.Config, _ *desktop) ([]script.Tool, error) {
 	cfg = cfg.Resolved()
 	downloads, err := downloadsDir()
@@ -43,7 +45,7 @@ func extraTools(_ context.Context, cfg agent.Config, _ *desktop) ([]script.Tool,
 	br := browser.New(browser.Options{
 		AllowPrivate: cfg.AllowPrivate || os.Getenv("DESKPILOT_BROWSER_ALLOW_PRIVATE") == "1",
 		Search:       search,
-		DownloadDir:  downloads,
+		DownloadDir:  filepath.Join(downloads, runFolder(time.Now())),
 		CheckURL:     cfg.CheckURL,
 		Inspect: func(ctx context.Context, path string) (string, error) {
 			return in.Inspect(ctx, path, "")
@@ -64,4 +66,10 @@ func downloadsDir() (string, error) {
 		return "", fmt.Errorf("downloads folder: %w", err)
 	}
 	return dir, nil
+}
+
+// runFolder names one run's downloads folder: UTC time, like trace folders, and
+// the process id, so two runs started in the same second do not share it.
+func runFolder(now time.Time) string {
+	return fmt.Sprintf("%s-%d", now.UTC().Format("20060102T150405.000Z"), os.Getpid())
 }

@@ -26,6 +26,10 @@ func researchSite(t *testing.T) *httptest.Server {
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprint(w, "<html><head><title>Harbour office</title></head><body><main><p>The harbour office opens at 07:45 on weekdays.</p></main></body></html>")
 	})
+	mux.HandleFunc("/paper.pdf", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/pdf")
+		http.ServeFile(w, r, filepath.Join("actions", "inspect", "testdata", "paper.pdf"))
+	})
 	srv = httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv
@@ -51,6 +55,7 @@ func TestRunWithResearchTools(t *testing.T) {
 		reply(`print(visit_page("`+site.URL+`/hours"))`),
 		reply(`print(inspect_file("~/notes.txt", question="When is the meeting?"))`),
 		llmtest.Reply{Text: "On Thursday."}, // the inspector's question
+		reply(`print(visit_page("`+site.URL+`/paper.pdf"))`),
 		reply(`final_answer("07:45; meeting on Thursday")`),
 	)
 	out, code := cli(t, "", "run", "--base-url", srv.URL, "--model", "m", "--trace-dir", traces, "-q", "harbour hours")
@@ -58,8 +63,8 @@ func TestRunWithResearchTools(t *testing.T) {
 		t.Fatalf("exit %d, output:\n%s", code, out)
 	}
 	reqs := srv.Requests()
-	if len(reqs) != 5 {
-		t.Fatalf("%d model requests, want 5", len(reqs))
+	if len(reqs) != 6 {
+		t.Fatalf("%d model requests, want 6", len(reqs))
 	}
 	for i, want := range map[int]string{
 		1: "1. [Harbour opening hours](" + site.URL + "/hours)",
@@ -77,8 +82,13 @@ func TestRunWithResearchTools(t *testing.T) {
 	if q := ask.Last("user").Text(); !strings.Contains(q, "Meeting with the harbour master on Thursday.") || !strings.Contains(q, "Question: When is the meeting?") {
 		t.Errorf("the file question is %q", q)
 	}
-	if fi, err := os.Stat(filepath.Join(cache, "deskpilot", "downloads")); err != nil || !fi.IsDir() {
-		t.Errorf("no downloads folder: %v", err)
+	// The PDF was saved in this run's own downloads folder and read back as text.
+	saved, err := filepath.Glob(filepath.Join(cache, "deskpilot", "downloads", "*", "paper.pdf"))
+	if err != nil || len(saved) != 1 {
+		t.Fatalf("downloaded PDF not in a run folder under the downloads: %v %v", saved, err)
+	}
+	if got := reqs[5].Last("user").Text(); !strings.Contains(got, saved[0]) {
+		t.Errorf("the visit of the PDF does not say where it was saved (%s):\n%s", saved[0], got)
 	}
 }
 
