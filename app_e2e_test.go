@@ -513,3 +513,18 @@ func (h *appE2E) resume() {
 		h.t.Fatal(err)
 	}
 }
+
+// TestBinaryStartsQuietly: under the POSIX locale of containers and CI, the real
+// binary prints its help without Fyne's locale error (internal/clocale).
+func TestBinaryStartsQuietly(t *testing.T) {
+	bin := buildDeskpilot(t)
+	cmd := exec.CommandContext(t.Context(), bin, "--help")
+	cmd.Env = append(os.Environ(), "LANG=C.UTF-8", "LC_ALL=", "LC_MESSAGES=", "LANGUAGE=")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("deskpilot --help: %v\n%s", err, out)
+	}
+	if strings.Contains(string(out), "Fyne error") || !strings.Contains(string(out), "Usage:") {
+		t.Errorf("deskpilot --help printed:\n%s", out)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	_ "deskpilot/internal/clocale" // before Fyne's init: see its package doc
 	"deskpilot/internal/xconn"
 )
 
