@@ -232,7 +232,7 @@ func (h *appE2E) takeover() {
 	if !hasEvent(tr, trace.TypeResumed) {
 		t.Errorf("the trace has no resumed event")
 	}
-	if c := traceStep(t, tr, 1); len(c.Actions) != 2 || c.Actions[1].Name != "click" {
+	if c, _ := tr.Step(1); len(c.Actions) != 2 || c.Actions[1].Name != "click" {
 		t.Errorf("step 1 ran %+v; want wait, then the click after Resume", c.Actions)
 	}
 }
@@ -455,18 +455,6 @@ func (h *appE2E) shot(name string) {
 		return
 	}
 	h.t.Logf("screenshot: %s", p)
-}
-
-// traceStep returns step n of a trace.
-func traceStep(t *testing.T, tr *trace.Trace, n int) trace.Step {
-	t.Helper()
-	for _, s := range tr.Steps {
-		if s.Number == n {
-			return s
-		}
-	}
-	t.Fatalf("trace has no step %d", n)
-	return trace.Step{}
 }
 
 // center returns where the scripted model clicks to hit widget name, in the

@@ -202,7 +202,7 @@ func describeActions(acts []script.Action) string {
 	return b.String()
 }
 
-// traceAction converts an action for the trace and the UI.
+// eventAction converts an action of the script's log for the events.
 func eventAction(x script.Action) Action {
 	return Action{
 		Name: x.Name, Args: x.Args, Model: x.Model, Screen: x.Screen, To: x.To,

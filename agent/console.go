@@ -35,7 +35,7 @@ func (a *Agent) NewConsole(ctx context.Context, task string) (*Console, error) {
 	r.disp.emit(RunStarted{Task: task, Model: "console", MaxSteps: 0, Screen: a.Display,
 		ImageSize: r.mapper.Image, CoordMode: r.cfg.CoordMode, TraceDir: r.traceDir(), Time: r.started})
 	if v, err := r.observe(first); err == nil {
-		r.disp.emit(Observed{Step: 0, Text: "The screen when the console opened.", Frame: v.image, Screen: v.full})
+		r.disp.emit(v.observed(0, "The screen when the console opened."))
 	}
 	return c, nil
 }

@@ -1,8 +1,11 @@
 package agent_test
 
 import (
+	"encoding/base64"
 	"fmt"
 	"image"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -69,9 +72,18 @@ func TestFillFormEndToEnd(t *testing.T) {
 			if tr.End.Outcome != "answered" || tr.End.Steps != 4 {
 				t.Errorf("trace: outcome %q with %d steps, want answered with 4", tr.End.Outcome, tr.End.Steps)
 			}
-			step1 := traceStep(t, tr, 1)
-			if len(step1.Actions) != 2 || step1.Frame == "" {
-				t.Fatalf("trace step 1: %d actions, frame %q; want click + type_text on a recorded frame", len(step1.Actions), step1.Frame)
+			step1, ok := tr.Step(1)
+			if !ok || len(step1.Actions) != 2 || step1.Frame == "" || step1.ModelFrame == "" {
+				t.Fatalf("trace step 1: %d actions, frame %q, model frame %q; want click + type_text on recorded frames",
+					len(step1.Actions), step1.Frame, step1.ModelFrame)
+			}
+			// The model's view is stored as the very bytes it was sent.
+			stored, err := os.ReadFile(filepath.Join(fin.TraceDir, step1.ModelFrame))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if img := reqs[0].Images()[0]; img.ImageURL != "data:image/png;base64,"+base64.StdEncoding.EncodeToString(stored) {
+				t.Errorf("the model frame of step 1 (%d bytes) is not the image of the first request", len(stored))
 			}
 			click := step1.Actions[0]
 			w, err := form.Widget("name")

@@ -75,10 +75,12 @@ type ModelReplied struct {
 	Duration time.Duration
 }
 
-// CodeParsed is the code block taken from the reply (empty when there was none).
+// CodeParsed is the reply split as the agent reads it (SplitReply): the code that
+// runs (empty when there was none) and the thought around it.
 type CodeParsed struct {
-	Step int
-	Code string
+	Step    int
+	Code    string
+	Thought string
 }
 
 // ActionDone reports one executed primitive.
@@ -90,13 +92,17 @@ type ActionDone struct {
 // Observed is what the model will be told after a step: printed output, errors and the
 // new screenshot as the model sees it (downscaled, cursor and last actions drawn).
 type Observed struct {
-	Step     int
-	Text     string      // the observation text sent to the model
-	Error    string      // the code error, if any (also inside Text)
-	Changed  bool        // whether the screen changed during the step
-	Frame    *image.RGBA // the model's view of the screen after the step; may be nil
-	Screen   *image.RGBA // the full-resolution frame (for the trace and zoom); may be nil
-	Duration time.Duration
+	Step    int
+	Text    string      // the observation text sent to the model
+	Error   string      // the code error, if any (also inside Text)
+	Changed bool        // whether the screen changed during the step
+	Frame   *image.RGBA // the model's view of the screen after the step; may be nil
+	// FrameData is Frame encoded as the model was sent it, in FrameFormat ("png" or
+	// "jpeg"); the trace stores these bytes instead of encoding Frame again.
+	FrameData   []byte
+	FrameFormat string
+	Screen      *image.RGBA // the full-resolution frame (for the trace and zoom); may be nil
+	Duration    time.Duration
 }
 
 // Paused reports that the agent stopped acting: the person took over, or asked for a pause.

@@ -64,7 +64,8 @@ func (t *trackedInput) pointerDone() {
 	t.mu.Unlock()
 }
 
-// settle records the state after one of the agent's own primitives.
+// settle records the state after one of the agent's own primitives, reading where
+// it left the pointer.
 func (t *trackedInput) settle() {
 	var p *image.Point
 	if t.cursor != nil {
@@ -74,6 +75,13 @@ func (t *trackedInput) settle() {
 	}
 	t.mu.Lock()
 	t.pointer, t.last = p, time.Now()
+	t.mu.Unlock()
+}
+
+// keysDone records the end of a keyboard primitive, which leaves the pointer alone.
+func (t *trackedInput) keysDone() {
+	t.mu.Lock()
+	t.last = time.Now()
 	t.mu.Unlock()
 }
 
@@ -101,7 +109,7 @@ func (t *trackedInput) Press(ctx context.Context, c actions.Combo) error {
 	if err := t.beforeKeys(ctx); err != nil {
 		return err
 	}
-	defer t.settle()
+	defer t.keysDone()
 	return t.Input.Press(ctx, c)
 }
 
@@ -109,7 +117,7 @@ func (t *trackedInput) Hold(ctx context.Context, c actions.Combo, d time.Duratio
 	if err := t.beforeKeys(ctx); err != nil {
 		return err
 	}
-	defer t.settle()
+	defer t.keysDone()
 	return t.Input.Hold(ctx, c, d)
 }
 
@@ -117,7 +125,7 @@ func (t *trackedInput) Type(ctx context.Context, text string) error {
 	if err := t.beforeKeys(ctx); err != nil {
 		return err
 	}
-	defer t.settle()
+	defer t.keysDone()
 	return t.Input.Type(ctx, text)
 }
 

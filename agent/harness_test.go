@@ -190,15 +190,3 @@ func clickAt(t *testing.T, f *testapps.Form, name string, req llmtest.Request, m
 	}
 	return at
 }
-
-// traceStep returns step n of a trace.
-func traceStep(t *testing.T, tr *trace.Trace, n int) trace.Step {
-	t.Helper()
-	for _, s := range tr.Steps {
-		if s.Number == n {
-			return s
-		}
-	}
-	t.Fatalf("trace has no step %d", n)
-	return trace.Step{}
-}

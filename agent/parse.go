@@ -5,41 +5,75 @@ import (
 	"strings"
 )
 
-// Code extraction from model replies (DESIGN.md §2): fenced ```python / ```py blocks
-// (a bare ``` fence is accepted when the block parses as a statement list is not
-// known here, so it is taken only when no tagged block exists), or <code>...</code>
-// tags. Several blocks are joined with a blank line. A reply cut off inside a block
-// (the stop sequence or max tokens ended it) keeps the open block.
+// Reply format (DESIGN.md §2): a thought and code in fenced ```python / ```py blocks
+// or <code>...</code> tags; several blocks are joined with a blank line. A bare ```
+// fence counts only when no tagged block exists. A block the reply ends inside (a
+// stop sequence, the token limit, or a reply still streaming) runs to the end.
+//
+// SplitReply is the one parser of that format: the loop runs its code, the trace
+// records its thought, and the app shows both while the reply streams in.
 
 var (
 	fenceRe    = regexp.MustCompile("(?s)```[ \\t]*(python|py|starlark|python3)?[ \\t]*\\r?\\n(.*?)(?:```|$)")
 	codeTagRe  = regexp.MustCompile(`(?s)<code>(.*?)(?:</code>|$)`)
+	openingRe  = regexp.MustCompile("```[A-Za-z0-9]*$") // a fence line still being written
 	answerLike = regexp.MustCompile(`(?i)\b(final[ _]answer|the answer is|answer:)`)
 )
 
 // ParseReply returns the code in a model reply, or "" when there is none.
 func ParseReply(reply string) string {
-	var blocks []string
-	if m := codeTagRe.FindAllStringSubmatch(reply, -1); len(m) > 0 {
+	_, code := SplitReply(reply)
+	return code
+}
+
+// SplitReply separates a reply into its thought (the text outside every code block,
+// without a leading "Thought:") and its code (what runs).
+func SplitReply(reply string) (thought, code string) {
+	var blocks [][]int // spans of every block, each [start, end, codeStart, codeEnd]
+	var run []string
+	if m := codeTagRe.FindAllStringSubmatchIndex(reply, -1); len(m) > 0 {
 		for _, b := range m {
-			blocks = appendBlock(blocks, b[1])
+			blocks = append(blocks, []int{b[0], b[1], b[2], b[3]})
+			run = appendBlock(run, reply[b[2]:b[3]])
 		}
-	}
-	if len(blocks) == 0 {
-		tagged, bare := []string{}, []string{}
-		for _, b := range fenceRe.FindAllStringSubmatch(reply, -1) {
-			if b[1] != "" {
-				tagged = appendBlock(tagged, b[2])
+	} else {
+		var tagged, bare []string
+		for _, b := range fenceRe.FindAllStringSubmatchIndex(reply, -1) {
+			blocks = append(blocks, []int{b[0], b[1], b[4], b[5]})
+			if b[2] >= 0 {
+				tagged = appendBlock(tagged, reply[b[4]:b[5]])
 			} else {
-				bare = appendBlock(bare, b[2])
+				bare = appendBlock(bare, reply[b[4]:b[5]])
 			}
 		}
-		blocks = tagged
-		if len(blocks) == 0 {
-			blocks = bare
+		run = tagged
+		if len(run) == 0 {
+			run = bare
 		}
 	}
-	return strings.Join(blocks, "\n\n")
+	var text strings.Builder
+	at := 0
+	for _, b := range blocks {
+		text.WriteString(reply[at:b[0]])
+		text.WriteByte('\n')
+		at = b[1]
+	}
+	text.WriteString(openingRe.ReplaceAllString(reply[at:], ""))
+	return cleanThought(text.String()), strings.Join(run, "\n\n")
+}
+
+// cleanThought drops the labels models put around their thought and blank lines.
+func cleanThought(s string) string {
+	s = strings.ReplaceAll(s, "<end_code>", "")
+	var lines []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	s = strings.TrimSpace(strings.Join(lines, "\n"))
+	s = strings.TrimSpace(strings.TrimPrefix(s, "Thought:"))
+	return strings.TrimSpace(strings.TrimSuffix(s, "Code:"))
 }
 
 func appendBlock(blocks []string, b string) []string {

@@ -52,3 +52,27 @@ func FuzzParseReply(f *testing.F) {
 		_ = FormatHelp(s)
 	})
 }
+
+func TestSplitReply(t *testing.T) {
+	cases := []struct {
+		name, reply, thought, code string
+	}{
+		{"fenced", "Thought: click it\n```python\nclick(1, 2)\n```", "click it", "click(1, 2)"},
+		{"code tags", "ok <code>press(\"enter\")</code> done", "ok\ndone", `press("enter")`},
+		{"smolagents labels", "Thought: done\nCode:\n```py\nfinal_answer(1)\n```<end_code>", "done", "final_answer(1)"},
+		{"streaming: inside a block", "I will type\n```py\ntype_te", "I will type", "type_te"},
+		{"streaming: fence line being written", "I will type\n```pyth", "I will type", ""},
+		{"two bare blocks", "a\n```\nx = 1\n```\nb\n```\ny = 2\n```\nc", "a\nb\nc", "x = 1\n\ny = 2"},
+		{"unused bare block is not thought", "a\n```\nnot run\n```\n```python\nrun()\n```", "a", "run()"},
+		{"no code", "The answer is 4.", "The answer is 4.", ""},
+		{"empty", "", "", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			th, code := SplitReply(c.reply)
+			if th != c.thought || code != c.code {
+				t.Errorf("SplitReply(%q) = %q, %q; want %q, %q", c.reply, th, code, c.thought, c.code)
+			}
+		})
+	}
+}

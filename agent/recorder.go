@@ -67,7 +67,7 @@ func (rc *recorder) record(e Event) {
 		rc.write(trace.Event{Type: trace.TypeModelOutput, Step: e.Step, Text: e.Text,
 			Usage: &trace.Usage{In: e.Usage.Input, Out: e.Usage.Output}, DurationMS: e.Duration.Milliseconds()})
 	case CodeParsed:
-		rc.write(trace.Event{Type: trace.TypeCode, Step: e.Step, Code: e.Code})
+		rc.write(trace.Event{Type: trace.TypeCode, Step: e.Step, Code: e.Code, Text: e.Thought})
 	case ActionDone:
 		x := e.Action
 		rc.write(trace.Event{Type: trace.TypeAction, Step: e.Step, Action: &trace.Action{
@@ -82,9 +82,11 @@ func (rc *recorder) record(e Event) {
 				rc.r.a.log().Warn("trace frame", "step", e.Step, "err", err)
 			}
 		}
-		if e.Frame != nil && !rc.dead {
-			if p, err := rc.w.Frame(e.Step, e.Frame); err == nil {
+		if e.FrameData != nil && !rc.dead {
+			if p, err := rc.w.FrameData(e.Step, e.FrameData, e.FrameFormat); err == nil {
 				ev.ModelFrame = p
+			} else {
+				rc.r.a.log().Warn("trace model frame", "step", e.Step, "err", err)
 			}
 		}
 		rc.write(ev)

@@ -180,7 +180,8 @@ func TestResearchEndToEnd(t *testing.T) {
 		}
 	}
 	tr := r.readTrace(fin)
-	if acts := traceStep(t, tr, 4).Actions; len(acts) != 1 || acts[0].Name != "find_on_page" || !strings.HasPrefix(acts[0].Result, "found") {
+	s4, _ := tr.Step(4)
+	if acts := s4.Actions; len(acts) != 1 || acts[0].Name != "find_on_page" || !strings.HasPrefix(acts[0].Result, "found") {
 		t.Errorf("trace step 4 actions = %+v", acts)
 	}
 }

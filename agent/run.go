@@ -116,7 +116,7 @@ func (r *runState) loop(ctx context.Context) Finished {
 		Task: r.task, Model: r.cfg.Model, MaxSteps: r.cfg.MaxSteps, Screen: r.a.Display,
 		ImageSize: r.mapper.Image, CoordMode: r.cfg.CoordMode, TraceDir: r.traceDir(), Time: r.started,
 	})
-	r.disp.emit(Observed{Step: 0, Text: "The screen when the task started.", Frame: view.image, Screen: view.full})
+	r.disp.emit(view.observed(0, "The screen when the task started."))
 	r.msgs = []llm.Message{
 		textMsg("system", sys),
 		{Role: "user", Parts: []llm.Part{
@@ -156,8 +156,8 @@ func (r *runState) doStep(ctx context.Context) (Finished, error) {
 	if err != nil {
 		return Finished{}, err
 	}
-	code := ParseReply(reply)
-	r.disp.emit(CodeParsed{Step: r.step, Code: code})
+	thought, code := SplitReply(reply)
+	r.disp.emit(CodeParsed{Step: r.step, Code: code, Thought: thought})
 	r.msgs = append(r.msgs, textMsg("assistant", closeBlock(reply)))
 	var res script.Result
 	var notes []string
@@ -317,8 +317,15 @@ func (r *runState) capture(ctx context.Context) (*image.RGBA, error) {
 // view is the model's picture of the screen.
 type view struct {
 	image   *image.RGBA // what the model sees (a copy the caller may keep)
+	data    []byte      // image encoded as sent to the model
+	format  string      // "png" or "jpeg"
 	full    *image.RGBA // the full frame with deskpilot's windows masked
 	dataURL string
+}
+
+// observed is the Observed event showing this view.
+func (v view) observed(step int, text string) Observed {
+	return Observed{Step: step, Text: text, Frame: v.image, FrameData: v.data, FrameFormat: v.format, Screen: v.full}
 }
 
 // observe turns a full frame into the model's view: own windows masked, cursor and
@@ -338,7 +345,8 @@ func (r *runState) observe(full *image.RGBA) (view, error) {
 		return view{}, err
 	}
 	// The Observer reuses its image; the UI gets its own copy.
-	return view{image: vision.Crop(o.Image, o.Image.Rect), full: o.Full, dataURL: o.URL}, nil
+	return view{image: vision.Crop(o.Image, o.Image.Rect), data: o.Data, format: string(o.Format),
+		full: o.Full, dataURL: o.URL}, nil
 }
 
 // ownRects returns deskpilot's own windows on the target display, root coordinates.
@@ -434,10 +442,9 @@ func (r *runState) observeStep(ctx context.Context, res script.Result, notes []s
 	}
 	b.WriteString("This is the screen now:")
 	imgs = append(imgs, llm.Part{ImageURL: v.dataURL})
-	r.disp.emit(Observed{
-		Step: r.step, Text: b.String(), Error: errText, Changed: changed, Frame: v.image, Screen: v.full,
-		Duration: r.a.now().Sub(start),
-	})
+	ev := v.observed(r.step, b.String())
+	ev.Error, ev.Changed, ev.Duration = errText, changed, r.a.now().Sub(start)
+	r.disp.emit(ev)
 	return observation{text: b.String(), images: imgs}, nil
 }
 

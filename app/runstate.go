@@ -29,10 +29,10 @@ type stepState struct {
 	ExecTime  time.Duration
 }
 
-// Thought is the reply without its code block; while the reply streams, it is the
-// text before the first fence.
+// Thought is the reply without its code blocks (agent.SplitReply, also while the
+// reply streams).
 func (s *stepState) Thought() string {
-	th, _ := splitReply(s.Reply)
+	th, _ := agent.SplitReply(s.Reply)
 	return th
 }
 
@@ -41,7 +41,7 @@ func (s *stepState) ShownCode() string {
 	if s.CodeSet {
 		return s.Code
 	}
-	_, code := splitReply(s.Reply)
+	_, code := agent.SplitReply(s.Reply)
 	return code
 }
 
@@ -56,63 +56,6 @@ func (s *stepState) Failed() bool {
 		}
 	}
 	return false
-}
-
-// splitReply separates a model reply into its thought and its code. It understands
-// fenced blocks (```python ... ```) and <code>...</code>; an unclosed block (still
-// streaming) yields the code typed so far.
-func splitReply(reply string) (thought, code string) {
-	var th, cd []string
-	rest := reply
-	for {
-		i, open, closing := nextBlock(rest)
-		if i < 0 {
-			th = append(th, rest)
-			break
-		}
-		th = append(th, rest[:i])
-		body := rest[i+len(open):]
-		if open == "```" { // skip the language tag line
-			if nl := strings.IndexByte(body, '\n'); nl >= 0 {
-				body = body[nl+1:]
-			} else {
-				body = ""
-			}
-		}
-		j := strings.Index(body, closing)
-		if j < 0 {
-			cd = append(cd, body)
-			break
-		}
-		cd = append(cd, body[:j])
-		rest = body[j+len(closing):]
-	}
-	thought = strings.TrimSpace(strings.TrimPrefix(joinParts(th, " \n"), "Thought:"))
-	return thought, joinParts(cd, "\n")
-}
-
-// joinParts trims each part of cut characters and joins the non-empty ones by lines.
-func joinParts(parts []string, cut string) string {
-	var keep []string
-	for _, p := range parts {
-		if p = strings.Trim(p, cut); p != "" {
-			keep = append(keep, p)
-		}
-	}
-	return strings.Join(keep, "\n")
-}
-
-func nextBlock(s string) (at int, open, closing string) {
-	f := strings.Index(s, "```")
-	c := strings.Index(s, "<code>")
-	switch {
-	case f < 0 && c < 0:
-		return -1, "", ""
-	case c < 0 || (f >= 0 && f < c):
-		return f, "```", "```"
-	default:
-		return c, "<code>", "</code>"
-	}
 }
 
 // runPhase says what a run is doing now.

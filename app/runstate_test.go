@@ -10,29 +10,6 @@ import (
 	"deskpilot/agent"
 )
 
-func TestSplitReply(t *testing.T) {
-	tests := []struct {
-		name, reply, thought, code string
-	}{
-		{"fenced", "Thought: click it\n```python\nclick(1, 2)\n```", "click it", "click(1, 2)"},
-		{"code tag", "ok <code>press(\"enter\")</code> done", "ok\ndone", `press("enter")`},
-		{"streaming fence", "I will type\n```py\ntype_te", "I will type", "type_te"},
-		{"streaming tag line", "I will type\n```pyth", "I will type", ""},
-		{"two blocks", "a\n```\nx = 1\n```\nb\n```\ny = 2\n```", "a\nb", "x = 1\ny = 2"},
-		{"indented code kept", "```python\nfor i in x:\n    click(i, 1)\n```", "", "for i in x:\n    click(i, 1)"},
-		{"no code", "The answer is 4.", "The answer is 4.", ""},
-		{"indented first line", "x\n```\n    y = 1\n```", "x", "    y = 1"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			th, code := splitReply(tt.reply)
-			if th != tt.thought || code != tt.code {
-				t.Errorf("splitReply = %q, %q; want %q, %q", th, code, tt.thought, tt.code)
-			}
-		})
-	}
-}
-
 func TestRunModel(t *testing.T) {
 	m := &runModel{}
 	for _, e := range script() {

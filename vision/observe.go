@@ -1,6 +1,7 @@
 package vision
 
 import (
+	"bytes"
 	"fmt"
 	"image"
 	"slices"
@@ -32,6 +33,8 @@ type Observation struct {
 	Image *image.RGBA
 	// URL is Image encoded as a data URL ("data:image/png;base64,...").
 	URL string
+	// Data is Image encoded (the bytes behind URL); the caller's to keep.
+	Data []byte
 	// Format is the encoding of URL.
 	Format Format
 	// Size is the encoded image's length in bytes (before base64).
@@ -101,7 +104,7 @@ func (o *Observer) Observe(frame *image.RGBA, ov Overlay) (Observation, error) {
 	f := o.Encoder.format()
 	url := DataURL(f, data)
 	return Observation{
-		Full: full, Image: o.img, URL: url, Format: f, Size: len(data),
+		Full: full, Image: o.img, URL: url, Data: bytes.Clone(data), Format: f, Size: len(data),
 		Downscale: scaled.Sub(start), Encode: time.Since(scaled),
 	}, nil
 }

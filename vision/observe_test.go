@@ -69,6 +69,17 @@ func TestObserve(t *testing.T) {
 				t.Fatalf("payload: %d bytes, %v; Size %d", len(data), err, obs.Size)
 			}
 			samePixels(t, decodePNG(t, data), obs.Image)
+			if !bytes.Equal(obs.Data, data) {
+				t.Error("Data is not the bytes behind URL")
+			}
+			// Data stays the caller's: the next observation does not overwrite it.
+			kept := bytes.Clone(obs.Data)
+			if _, err := o.Observe(whiteImage(1920, 1080), Overlay{}); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(obs.Data, kept) {
+				t.Error("the next Observe changed an earlier Observation's Data")
+			}
 		})
 	}
 }

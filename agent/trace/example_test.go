@@ -29,7 +29,7 @@ func Example() {
 	for _, e := range []trace.Event{
 		{Type: trace.TypeStepStart, Step: 1},
 		{Type: trace.TypeModelOutput, Step: 1, Text: "Easy.\n```python\nfinal_answer(42)\n```", Usage: &trace.Usage{In: 900, Out: 12}},
-		{Type: trace.TypeCode, Step: 1, Code: "final_answer(42)"},
+		{Type: trace.TypeCode, Step: 1, Code: "final_answer(42)", Text: "Easy."},
 		{Type: trace.TypeFinalAnswer, Step: 1, Answer: "42"},
 		{Type: trace.TypeObservation, Step: 1, Text: "key sk-secret used", Frame: frame},
 		{Type: trace.TypeRunEnd, Step: 1, Outcome: trace.OutcomeAnswered, Answer: "42", Steps: 1},

@@ -42,7 +42,8 @@ type Step struct {
 	Events []Event
 	// Reply is the model's whole reply (the last model_output of the step).
 	Reply string
-	// Thought is the reply without its code blocks.
+	// Thought is the reply without its code blocks, as the agent split it (the code
+	// event's text).
 	Thought string
 	// Code is the code block that ran.
 	Code string
@@ -210,7 +211,7 @@ func (s *Step) derive() {
 			}
 			s.ModelMS += e.DurationMS
 		case TypeCode:
-			s.Code = e.Code
+			s.Code, s.Thought = e.Code, e.Text
 		case TypeAction:
 			if e.Action != nil {
 				s.Actions = append(s.Actions, *e.Action)
@@ -222,7 +223,16 @@ func (s *Step) derive() {
 			s.Answer = e.Answer
 		}
 	}
-	s.Thought = thoughtOf(s.Reply)
+}
+
+// Step returns step n (0 holds what came before the first step).
+func (t *Trace) Step(n int) (Step, bool) {
+	for _, s := range t.Steps {
+		if s.Number == n {
+			return s, true
+		}
+	}
+	return Step{}, false
 }
 
 // Usage is the run's token total: run_end's when the run ended, else the sum of the
@@ -275,36 +285,6 @@ func (t *Trace) Answer() string {
 		}
 	}
 	return ""
-}
-
-// thoughtOf strips the code blocks (```...``` and <code>...</code>) and the "Thought:"
-// and "Code:" labels from a model reply.
-func thoughtOf(reply string) string {
-	s := cutBlocks(reply, "```", "```")
-	s = cutBlocks(s, "<code>", "</code>")
-	s = strings.TrimSpace(strings.ReplaceAll(s, "<end_code>", ""))
-	s = strings.TrimSpace(strings.TrimPrefix(s, "Thought:"))
-	s = strings.TrimSpace(strings.TrimSuffix(s, "Code:"))
-	return s
-}
-
-// cutBlocks removes every open...close block; an unclosed block runs to the end.
-func cutBlocks(s, open, close string) string {
-	var b strings.Builder
-	for {
-		i := strings.Index(s, open)
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		b.WriteString(s[:i])
-		rest := s[i+len(open):]
-		j := strings.Index(rest, close)
-		if j < 0 {
-			return b.String()
-		}
-		s = rest[j+len(close):]
-	}
 }
 
 // List summarizes the traces under root, newest first. Folders that are not readable

@@ -214,22 +214,18 @@ func TestReadForwardCompatible(t *testing.T) {
 	}
 }
 
-func TestThoughtOf(t *testing.T) {
-	cases := []struct{ name, reply, want string }{
-		{"fenced", "Thought: click it.\n```python\nclick(1, 2)\n```", "click it."},
-		{"code tags", "Look.\n<code>click(1, 2)</code>", "Look."},
-		{"smolagents labels", "Thought: done\nCode:\n```py\nfinal_answer(1)\n```<end_code>", "done"},
-		{"two blocks", "a\n```\nx\n```\nb\n```\ny\n```\nc", "a\n\nb\n\nc"},
-		{"unclosed", "think\n```python\nclick(", "think"},
-		{"no code", "just text", "just text"},
-		{"empty", "", ""},
+// TestThoughtFromCodeEvent: a step's thought is the one the agent recorded with its
+// code (the agent's parser decides what is code), not re-derived from the reply.
+func TestThoughtFromCodeEvent(t *testing.T) {
+	tr, err := Parse(strings.NewReader(`{"v":1,"type":"run_start","t":"2026-11-29T19:20:00Z","step":0,"task":"x"}
+{"type":"model_output","t":"2026-11-29T19:20:01Z","step":1,"text":"Thought: look\n` + "```python\\nclick(1, 2)\\n```" + `"}
+{"type":"code","t":"2026-11-29T19:20:01Z","step":1,"code":"click(1, 2)","text":"look"}
+`))
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			if got := thoughtOf(c.reply); got != c.want {
-				t.Errorf("thoughtOf(%q) = %q, want %q", c.reply, got, c.want)
-			}
-		})
+	if len(tr.Steps) != 1 || tr.Steps[0].Thought != "look" || tr.Steps[0].Code != "click(1, 2)" {
+		t.Errorf("steps %+v", tr.Steps)
 	}
 }
 
@@ -292,4 +288,14 @@ func TestList(t *testing.T) {
 			t.Errorf("List(missing) = %v, %v; want empty, nil", got, err)
 		}
 	})
+}
+
+func TestStepByNumber(t *testing.T) {
+	tr := &Trace{Steps: []Step{{Number: 0}, {Number: 1, Code: "a"}, {Number: 3, Code: "c"}}}
+	if s, ok := tr.Step(3); !ok || s.Code != "c" {
+		t.Errorf("Step(3) = %+v, %v", s, ok)
+	}
+	if _, ok := tr.Step(2); ok {
+		t.Error("Step(2) found a step that is not there")
+	}
 }

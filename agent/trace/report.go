@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"image"
 	_ "image/jpeg" // frame sizes of JPEG frames
+	_ "image/jpeg" // frame sizes of JPEG frames (a model sent JPEG)
 	_ "image/png"  // frame sizes of PNG frames
 	"io"
 	"os"

@@ -102,7 +102,7 @@ func TestReportEscapesModelOutput(t *testing.T) {
 		{Type: TypeObservation, Step: 0, Frame: "javascript:alert(3)"},
 		{Type: TypeStepStart, Step: 1},
 		{Type: TypeModelOutput, Step: 1, Text: "Thought: " + evil},
-		{Type: TypeCode, Step: 1, Code: "print('" + evil + "')"},
+		{Type: TypeCode, Step: 1, Code: "print('" + evil + "')", Text: evil},
 		{Type: TypeAction, Step: 1, Action: &Action{Name: evil, Args: evil, Screen: &[2]int{5, 5}, Result: evil, Error: evil}},
 		{Type: TypePaused, Step: 1, Reason: evil},
 		{Type: Type(evil), Step: 1},

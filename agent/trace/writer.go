@@ -190,6 +190,25 @@ func (w *Writer) writeLocked(e Event) error {
 // encoded at png.BestSpeed outside the lock (it runs on the step path) and appears
 // atomically under its final name.
 func (w *Writer) Frame(step int, img image.Image) (string, error) {
+	return w.frame(step, "png", func(f *os.File) error { return w.enc.Encode(f, img) })
+}
+
+// FrameData stores an image that is already encoded (the PNG or JPEG the model was
+// sent), named like Frame with the extension ext ("png", "jpeg"), and returns its
+// path relative to the trace folder. It saves encoding the same image twice.
+func (w *Writer) FrameData(step int, data []byte, ext string) (string, error) {
+	if ext != "png" && ext != "jpeg" && ext != "jpg" {
+		return "", fmt.Errorf("trace: frame %d: extension %q is not png or jpeg", step, ext)
+	}
+	return w.frame(step, ext, func(f *os.File) error {
+		_, err := f.Write(data)
+		return err
+	})
+}
+
+// frame names the next frame file of step and writes it with write into a temporary
+// file renamed into place.
+func (w *Writer) frame(step int, ext string, write func(*os.File) error) (string, error) {
 	if step < 0 {
 		return "", fmt.Errorf("trace: frame: negative step %d", step)
 	}
@@ -202,25 +221,24 @@ func (w *Writer) Frame(step int, img image.Image) (string, error) {
 	w.frames[step] = n + 1
 	w.mu.Unlock()
 
-	name := fmt.Sprintf("%04d.png", step)
+	name := fmt.Sprintf("%04d.%s", step, ext)
 	if n > 0 {
-		name = fmt.Sprintf("%04d-%d.png", step, n)
+		name = fmt.Sprintf("%04d-%d.%s", step, n, ext)
 	}
-	full := filepath.Join(w.dir, FramesDir, name)
-	if err := w.writePNG(full, img); err != nil {
+	if err := writeFile(filepath.Join(w.dir, FramesDir, name), write); err != nil {
 		return "", fmt.Errorf("trace: frame %d: %w", step, err)
 	}
 	return path.Join(FramesDir, name), nil
 }
 
-// writePNG encodes img into full+".tmp" and renames it into place.
-func (w *Writer) writePNG(full string, img image.Image) error {
+// writeFile writes full+".tmp" with write and renames it into place.
+func writeFile(full string, write func(*os.File) error) error {
 	tmp := full + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return err
 	}
-	if err := w.enc.Encode(f, img); err != nil {
+	if err := write(f); err != nil {
 		f.Close()
 		os.Remove(tmp)
 		return err
@@ -257,22 +275,7 @@ func (w *Writer) writeReport() error {
 	if err != nil {
 		return err
 	}
-	full := filepath.Join(w.dir, ReportFile)
-	tmp := full + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	if err := Report(t, f); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return os.Rename(tmp, full)
+	return writeFile(filepath.Join(w.dir, ReportFile), func(f *os.File) error { return Report(t, f) })
 }
 
 // bufferPool reuses PNG encoder buffers between frames.

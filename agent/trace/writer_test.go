@@ -134,6 +134,18 @@ func TestFrames(t *testing.T) {
 	if _, err := w.Frame(-1, desktop(8, 8, 0)); err == nil {
 		t.Error("Frame(-1) succeeded")
 	}
+	// Already-encoded frames are stored as they are and numbered with the others.
+	data := []byte("\xff\xd8 not decoded, stored verbatim")
+	got, err := w.FrameData(2, data, "jpeg")
+	if err != nil || got != "frames/0002-1.jpeg" {
+		t.Fatalf("FrameData = %q, %v; want frames/0002-1.jpeg", got, err)
+	}
+	if b, err := os.ReadFile(filepath.Join(w.Dir(), filepath.FromSlash(got))); err != nil || !bytes.Equal(b, data) {
+		t.Errorf("stored %q, %v; want the bytes given", b, err)
+	}
+	if _, err := w.FrameData(3, data, "../x"); err == nil {
+		t.Error("FrameData accepted an extension that is not an image type")
+	}
 	tmp, _ := filepath.Glob(filepath.Join(w.Dir(), FramesDir, "*.tmp"))
 	if len(tmp) > 0 {
 		t.Errorf("temporary files left: %v", tmp)
