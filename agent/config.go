@@ -25,6 +25,7 @@ type Config struct {
 	Model       string  `toml:"model"`           // model name sent to the endpoint
 	APIKeyEnv   string  `toml:"api_key_env"`     // environment variable holding the key; default OPENAI_API_KEY
 	CoordMode   string  `toml:"coord_mode"`      // "pixels" (default) or "norm1000"
+	Dialect     string  `toml:"dialect"`         // reply format (agent/dialect); default "code"
 	MaxSide     int     `toml:"image_max_side"`  // longest side of the image the model sees; default 1366
 	ImageFormat string  `toml:"image_format"`    // "png" (default) or "jpeg"
 	MaxSteps    int     `toml:"max_steps"`       // step limit; default 30

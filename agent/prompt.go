@@ -6,20 +6,22 @@ import (
 	"text/template"
 	"time"
 
+	"deskpilot/agent/dialect"
 	"deskpilot/agent/llm"
 	"deskpilot/assets"
 	"deskpilot/vision"
 )
 
-// prompts holds the parsed templates of assets/prompts.
+// prompts holds the parsed templates of assets/prompts (the system prompt is the
+// dialect's).
 type prompts struct {
-	system, plan, final *template.Template
+	plan, final *template.Template
 }
 
 func loadPrompts() (prompts, error) {
 	var p prompts
 	for name, dst := range map[string]**template.Template{
-		"system.tmpl": &p.system, "plan.tmpl": &p.plan, "final.tmpl": &p.final,
+		"plan.tmpl": &p.plan, "final.tmpl": &p.final,
 	} {
 		t, err := template.ParseFS(assets.Prompts, "prompts/"+name)
 		if err != nil {
@@ -30,16 +32,6 @@ func loadPrompts() (prompts, error) {
 	return p, nil
 }
 
-// systemData fills system.tmpl.
-type systemData struct {
-	Coordinates      string
-	DisplayNote      string
-	Tools            string
-	Date             string
-	ScreenW, ScreenH int
-	ImageW, ImageH   int
-}
-
 func render(t *template.Template, data any) (string, error) {
 	var b bytes.Buffer
 	if err := t.Execute(&b, data); err != nil {
@@ -48,19 +40,23 @@ func render(t *template.Template, data any) (string, error) {
 	return b.String(), nil
 }
 
-func (a *Agent) systemPrompt(p prompts, m vision.Mapper, tools string, now time.Time) (string, error) {
+func (a *Agent) systemPrompt(d dialect.Dialect, m vision.Mapper, tools string, now time.Time) (string, error) {
 	note := ""
 	if a.DisplayCount > 1 {
 		note = fmt.Sprintf("You control display %d of %d; the screenshot shows only that display.", a.Config.Display, a.DisplayCount)
 	}
-	return render(p.system, systemData{
+	s, err := d.SystemPrompt(dialect.Prompt{
 		Coordinates: m.Contract(),
 		DisplayNote: note,
 		Tools:       tools,
 		Date:        now.Format("Monday, 2 January 2006"),
-		ScreenW:     m.Display.Dx(), ScreenH: m.Display.Dy(),
-		ImageW: m.Image.X, ImageH: m.Image.Y,
+		Screen:      m.Display.Size(),
+		Image:       m.Image,
 	})
+	if err != nil {
+		return "", fmt.Errorf("system prompt (%s): %w", d.Name(), err)
+	}
+	return s, nil
 }
 
 // textMsg is a message with one text part.

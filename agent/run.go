@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"deskpilot/agent/dialect"
 	"deskpilot/agent/llm"
 	"deskpilot/agent/script"
 	"deskpilot/vision"
@@ -24,6 +25,7 @@ type runState struct {
 	session *Session
 	prompts prompts
 	mapper  vision.Mapper
+	dialect dialect.Dialect
 	exec    *script.Executor
 	obs     *vision.Observer
 	attEnc  vision.Encoder // encodes attachments (zoom, screenshot)
@@ -62,8 +64,12 @@ func (a *Agent) newRun(ctx context.Context, task string, h Hooks, s *Session) (*
 	if err != nil {
 		return nil, err
 	}
+	d, err := dialect.ByName(cfg.Dialect)
+	if err != nil {
+		return nil, err
+	}
 	r := &runState{
-		a: a, cfg: cfg, task: task, hooks: h, session: s, prompts: p,
+		a: a, cfg: cfg, task: task, hooks: h, session: s, prompts: p, dialect: d,
 		mapper:  vision.NewMapper(a.Display, cfg.MaxSide, mode),
 		started: a.now(),
 	}
@@ -108,7 +114,7 @@ func (r *runState) loop(ctx context.Context) Finished {
 	if err != nil {
 		return r.fail(ctx, err)
 	}
-	sys, err := r.a.systemPrompt(r.prompts, r.mapper, r.exec.Stubs(), r.a.now())
+	sys, err := r.a.systemPrompt(r.dialect, r.mapper, r.exec.Stubs(), r.a.now())
 	if err != nil {
 		return r.fail(ctx, err)
 	}
@@ -156,14 +162,22 @@ func (r *runState) doStep(ctx context.Context) (Finished, error) {
 	if err != nil {
 		return Finished{}, err
 	}
-	thought, code := SplitReply(reply)
-	r.disp.emit(CodeParsed{Step: r.step, Code: code, Thought: thought})
-	r.msgs = append(r.msgs, textMsg("assistant", closeBlock(reply)))
+	parsed, perr := r.dialect.Parse(reply)
+	code := parsed.Code
+	r.disp.emit(CodeParsed{Step: r.step, Code: code, Thought: parsed.Thought})
+	turn := parsed.Turn
+	if turn == "" {
+		turn = reply
+	}
+	r.msgs = append(r.msgs, textMsg("assistant", turn))
 	var res script.Result
 	var notes []string
-	if code == "" {
-		notes = append(notes, FormatHelp(reply))
-	} else {
+	if fe := (*dialect.FormatError)(nil); errors.As(perr, &fe) {
+		notes = append(notes, fe.Help)
+	} else if perr != nil {
+		notes = append(notes, perr.Error())
+	}
+	if code != "" {
 		if code == r.lastCode {
 			notes = append(notes, "WARNING: this code is the same as in your previous step. If it did not work then, it will not work now: try something different.")
 		}
@@ -187,18 +201,6 @@ func (r *runState) doStep(ctx context.Context) (Finished, error) {
 	return Finished{}, nil
 }
 
-// closeBlock closes a reply cut off inside a code block, so later turns show the
-// model well-formed examples of its own output.
-func closeBlock(reply string) string {
-	if strings.Count(reply, "```")%2 == 1 {
-		return strings.TrimRight(reply, "\n") + "\n```"
-	}
-	if strings.Count(reply, "<code>") > strings.Count(reply, "</code>") {
-		return reply + "</code>"
-	}
-	return reply
-}
-
 // complete calls the model, streaming deltas as events, and counts usage.
 func (r *runState) complete(ctx context.Context, msgs []llm.Message, stopAtObservation bool) (string, error) {
 	req := llm.Request{Messages: msgs, MaxTokens: r.cfg.MaxTokens}
@@ -207,7 +209,7 @@ func (r *runState) complete(ctx context.Context, msgs []llm.Message, stopAtObser
 		req.Temperature = &t
 	}
 	if stopAtObservation {
-		req.Stop = []string{"\nObservation:"}
+		req.Stop = r.dialect.Stop()
 	}
 	t0 := r.a.now()
 	step := r.step

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"deskpilot/agent"
+	"deskpilot/agent/dialect"
 )
 
 // stepState is what the timeline knows about one step. It is plain data, fed by
@@ -29,10 +30,10 @@ type stepState struct {
 	ExecTime  time.Duration
 }
 
-// Thought is the reply without its code blocks (agent.SplitReply, also while the
+// Thought is the reply without its code blocks (dialect.SplitReply, also while the
 // reply streams).
 func (s *stepState) Thought() string {
-	th, _ := agent.SplitReply(s.Reply)
+	th, _ := dialect.SplitReply(s.Reply)
 	return th
 }
 
@@ -41,7 +42,7 @@ func (s *stepState) ShownCode() string {
 	if s.CodeSet {
 		return s.Code
 	}
-	_, code := agent.SplitReply(s.Reply)
+	_, code := dialect.SplitReply(s.Reply)
 	return code
 }
 

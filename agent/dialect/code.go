@@ -1,17 +1,82 @@
-package agent
+package dialect
 
 import (
+	"bytes"
+	"embed"
+	"image"
 	"regexp"
 	"strings"
+	"text/template"
+
+	"deskpilot/vision"
 )
 
-// Reply format (DESIGN.md §2): a thought and code in fenced ```python / ```py blocks
-// or <code>...</code> tags; several blocks are joined with a blank line. A bare ```
-// fence counts only when no tagged block exists. A block the reply ends inside (a
-// stop sequence, the token limit, or a reply still streaming) runs to the end.
+// Code is deskpilot's own dialect, the default: a thought and a Starlark program
+// over the builtins in fenced ```python / ```py blocks, or in <code>...</code> tags
+// when the reply has no fence at all (a tag mentioned in prose next to a fence
+// never runs). Several blocks are joined with a blank line. A bare ``` fence
+// counts only when no tagged fence exists. A block the reply ends inside (a stop
+// sequence, the token limit, or a reply still streaming) runs to the end.
+// Coordinates are the run's mode (pixels of the screenshot, or 0..1000).
 //
 // SplitReply is the one parser of that format: the loop runs its code, the trace
 // records its thought, and the app shows both while the reply streams in.
+type Code struct{}
+
+//go:embed prompts/*.tmpl
+var promptFS embed.FS
+
+// Name implements Dialect.
+func (Code) Name() string { return "code" }
+
+// Space implements Dialect: the display scaled to maxSide, in pixels of that
+// image. A run configured for 0..1000 sets the Mapper's mode itself.
+func (Code) Space(display image.Point, maxSide int) Space {
+	return Space{Image: vision.ScaledSize(display.X, display.Y, maxSide), Mode: vision.CoordPixels}
+}
+
+// Stop implements Dialect: models trained on smolagents' format write the
+// observation themselves; the reply ends before it.
+func (Code) Stop() []string { return []string{"\nObservation:"} }
+
+// SystemPrompt implements Dialect.
+func (Code) SystemPrompt(p Prompt) (string, error) { return render("code.tmpl", p) }
+
+// Parse implements Dialect. A reply without code is a *FormatError with the
+// format help.
+func (Code) Parse(reply string) (Reply, error) {
+	thought, code := SplitReply(reply)
+	r := Reply{Thought: thought, Code: code, Turn: closeBlock(reply)}
+	if code == "" {
+		return r, &FormatError{Dialect: "code", Reason: "no code block", Help: FormatHelp(reply)}
+	}
+	return r, nil
+}
+
+// render executes one embedded prompt template.
+func render(name string, data any) (string, error) {
+	t, err := template.ParseFS(promptFS, "prompts/"+name)
+	if err != nil {
+		return "", err
+	}
+	var b bytes.Buffer
+	if err := t.Execute(&b, data); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// closeBlock closes a reply cut off inside a code block, so later turns show the
+// model well-formed examples of its own output.
+func closeBlock(reply string) string {
+	if strings.Count(reply, "```")%2 == 1 {
+		return strings.TrimRight(reply, "\n") + "\n```"
+	}
+	if strings.Count(reply, "<code>") > strings.Count(reply, "</code>") {
+		return reply + "</code>"
+	}
+	return reply
+}
 
 var (
 	fenceRe    = regexp.MustCompile("(?s)```[ \\t]*(python|py|starlark|python3)?[ \\t]*\\r?\\n(.*?)(?:```|$)")
@@ -31,14 +96,9 @@ func ParseReply(reply string) string {
 func SplitReply(reply string) (thought, code string) {
 	var blocks [][]int // spans of every block, each [start, end, codeStart, codeEnd]
 	var run []string
-	if m := codeTagRe.FindAllStringSubmatchIndex(reply, -1); len(m) > 0 {
-		for _, b := range m {
-			blocks = append(blocks, []int{b[0], b[1], b[2], b[3]})
-			run = appendBlock(run, reply[b[2]:b[3]])
-		}
-	} else {
+	if fences := fenceRe.FindAllStringSubmatchIndex(reply, -1); len(fences) > 0 {
 		var tagged, bare []string
-		for _, b := range fenceRe.FindAllStringSubmatchIndex(reply, -1) {
+		for _, b := range fences {
 			blocks = append(blocks, []int{b[0], b[1], b[4], b[5]})
 			if b[2] >= 0 {
 				tagged = appendBlock(tagged, reply[b[4]:b[5]])
@@ -49,6 +109,11 @@ func SplitReply(reply string) (thought, code string) {
 		run = tagged
 		if len(run) == 0 {
 			run = bare
+		}
+	} else {
+		for _, b := range codeTagRe.FindAllStringSubmatchIndex(reply, -1) {
+			blocks = append(blocks, []int{b[0], b[1], b[2], b[3]})
+			run = appendBlock(run, reply[b[2]:b[3]])
 		}
 	}
 	var text strings.Builder

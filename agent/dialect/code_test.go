@@ -1,4 +1,4 @@
-package agent
+package dialect
 
 import (
 	"strings"
@@ -21,6 +21,8 @@ func TestParseReply(t *testing.T) {
 		{"no code", "Thought: I am done, final answer is 3", ""},
 		{"empty block", "```python\n\n```", ""},
 		{"crlf", "```python\r\nprint(1)\r\n```", "print(1)"},
+		{"a tag in prose never beats a fence", "I could <code>press(\"alt+f4\")</code> but\n```python\nclick(1, 2)\n```", "click(1, 2)"},
+		{"tags alone run", "plan <code>click(1, 2)</code>", "click(1, 2)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
