@@ -1,0 +1,192 @@
+// Package desktop owns the seam between deskpilot and the desktop it drives: a
+// Desktop is one target monitor of one display, with its frames, its mouse and
+// keyboard, the pointer, the person's idle time, deskpilot's own windows and
+// program launch. A backend fills it: "x11" (XTest input and MIT-SHM capture over
+// the project's own X connection; the default on Linux) and, where built,
+// "robotgo". docs/architecture.md says how to add one.
+package desktop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"deskpilot/actions"
+)
+
+// Display is one monitor of the desktop.
+type Display struct {
+	Index   int
+	Name    string
+	Bounds  image.Rectangle // root coordinates
+	Primary bool
+}
+
+// Input is the mouse and keyboard of the target monitor. Points are root
+// coordinates; every method honours ctx and checks its points before sending.
+type Input interface {
+	Move(ctx context.Context, p actions.Point) error
+	Click(ctx context.Context, p actions.Point, b actions.Button, n int) error
+	Drag(ctx context.Context, from, to actions.Point) error
+	Scroll(ctx context.Context, p actions.Point, d actions.Direction, amount int) error
+	Press(ctx context.Context, c actions.Combo) error
+	Hold(ctx context.Context, c actions.Combo, d time.Duration) error
+	Type(ctx context.Context, text string) error
+	Cursor() (actions.Point, error)
+	// ReleaseAll releases every key and button the input holds down.
+	ReleaseAll() error
+}
+
+// backend is what a desktop backend provides; Desktop adds the target monitor.
+type backend interface {
+	displays() ([]Display, error)
+	capture(ctx context.Context, r image.Rectangle) (*image.RGBA, error)
+	input(bounds image.Rectangle) (Input, error)
+	cursor() (image.Point, error)
+	// idle is how long ago any input reached the desktop; errors.ErrUnsupported
+	// when the backend cannot tell.
+	idle() (time.Duration, error)
+	// windowsOf lists the viewable top-level windows of process pid.
+	windowsOf(pid int) ([]image.Rectangle, error)
+	env() []string
+	close() error
+}
+
+// Options say which desktop to open.
+type Options struct {
+	// Backend is "x11" or "robotgo"; "" = the platform's default (DefaultBackend).
+	Backend string
+	// XDisplay names the X display ("" = $DISPLAY). Only x11 can drive a display
+	// other than $DISPLAY.
+	XDisplay string
+	// Monitor is the index of the target monitor (0 = the first, left to right).
+	Monitor int
+	// HasWindow says this process shows windows of its own (the app); only then
+	// are they looked for, masked and refused. A CLI run has none.
+	HasWindow bool
+}
+
+// Desktop is one target monitor, ready to observe and drive. Safe for concurrent use.
+type Desktop struct {
+	b        backend
+	name     string
+	target   Display
+	displays []Display
+	in       Input
+	own      bool
+}
+
+// Open connects to the desktop and picks the target monitor.
+func Open(o Options) (*Desktop, error) {
+	name := o.Backend
+	if name == "" {
+		name = DefaultBackend
+	}
+	open, ok := backends()[name]
+	if !ok {
+		return nil, fmt.Errorf("backend %q is not available in this build; backends: %s", name, strings.Join(BackendNames(), ", "))
+	}
+	b, err := open(o)
+	if err != nil {
+		return nil, err
+	}
+	ds, err := b.displays()
+	if err != nil {
+		b.close()
+		return nil, fmt.Errorf("list monitors: %w", err)
+	}
+	if o.Monitor < 0 || o.Monitor >= len(ds) {
+		b.close()
+		return nil, fmt.Errorf("--display %d: this desktop has %d monitor(s), 0..%d", o.Monitor, len(ds), len(ds)-1)
+	}
+	target := ds[o.Monitor]
+	in, err := b.input(target.Bounds)
+	if err != nil {
+		b.close()
+		return nil, fmt.Errorf("input: %w", err)
+	}
+	return &Desktop{b: b, name: name, target: target, displays: ds, in: in, own: o.HasWindow}, nil
+}
+
+// BackendNames lists the backends this build has, sorted.
+func BackendNames() []string {
+	var out []string
+	for n := range backends() {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Backend is the name of the backend in use.
+func (d *Desktop) Backend() string { return d.name }
+
+// Target is the monitor the agent drives.
+func (d *Desktop) Target() Display { return d.target }
+
+// Displays are all monitors of the desktop.
+func (d *Desktop) Displays() []Display { return slices.Clone(d.displays) }
+
+// Capture returns a fresh full-resolution frame of the target monitor (bounds
+// (0,0)-size); it satisfies vision.Capturer.
+func (d *Desktop) Capture(ctx context.Context) (*image.RGBA, error) {
+	return d.b.capture(ctx, d.target.Bounds)
+}
+
+// CaptureRect returns a fresh frame of r, in root coordinates.
+func (d *Desktop) CaptureRect(ctx context.Context, r image.Rectangle) (*image.RGBA, error) {
+	return d.b.capture(ctx, r)
+}
+
+// Input is the mouse and keyboard, confined to the target monitor.
+func (d *Desktop) Input() Input { return d.in }
+
+// Cursor returns the pointer in root coordinates.
+func (d *Desktop) Cursor() (image.Point, error) { return d.b.cursor() }
+
+// Idle returns how long ago the desktop last saw input from any device;
+// errors.ErrUnsupported when the backend cannot tell.
+func (d *Desktop) Idle() (time.Duration, error) { return d.b.idle() }
+
+// OwnWindows returns deskpilot's own viewable windows, root coordinates; nil
+// when this process shows none (Options.HasWindow false).
+func (d *Desktop) OwnWindows() []image.Rectangle {
+	if !d.own {
+		return nil
+	}
+	rs, err := d.b.windowsOf(os.Getpid())
+	if err != nil {
+		return nil
+	}
+	return rs
+}
+
+// Env is the environment for programs started on this desktop: the process's
+// own, with the display's variables (DISPLAY, XAUTHORITY) set.
+func (d *Desktop) Env() []string { return d.b.env() }
+
+// Launch starts a program on this desktop, detached from deskpilot (its own
+// session, so it outlives the run and never gets the agent's signals), and
+// returns its process id.
+func (d *Desktop) Launch(name string, args ...string) (int, error) {
+	return launch(d.Env(), name, args...)
+}
+
+// Close releases held input and the backend's connections. Safe twice.
+func (d *Desktop) Close() error {
+	if d == nil || d.b == nil {
+		return nil
+	}
+	var errs []error
+	if d.in != nil {
+		errs = append(errs, d.in.ReleaseAll())
+	}
+	errs = append(errs, d.b.close())
+	d.b = nil
+	return errors.Join(errs...)
+}

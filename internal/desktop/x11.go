@@ -1,0 +1,89 @@
+package desktop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"os"
+	"time"
+
+	"deskpilot/actions/robot"
+	"deskpilot/vision/screen"
+)
+
+// DefaultBackend is the backend Open uses when Options.Backend is "".
+const DefaultBackend = "x11"
+
+// backends lists the backends of this build by name.
+func backends() map[string]func(Options) (backend, error) {
+	return map[string]func(Options) (backend, error){"x11": openX11}
+}
+
+// x11 captures with MIT-SHM and sends input with XTest over deskpilot's own X
+// connections (actions/robot's package doc says why not robotgo on X11).
+type x11 struct {
+	name string
+	sc   *screen.Screen
+	rb   *robot.Robot
+}
+
+func openX11(o Options) (backend, error) {
+	name := o.XDisplay
+	if name == "" {
+		name = os.Getenv("DISPLAY")
+	}
+	if name == "" {
+		return nil, errors.New("no X display: DISPLAY is not set. Run deskpilot inside a desktop session, or point it at one with --x-display :N (for a private one: Xvfb :1 & deskpilot --x-display :1)")
+	}
+	sc, err := screen.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("open display %s: %w", name, err)
+	}
+	return &x11{name: name, sc: sc}, nil
+}
+
+func (x *x11) displays() ([]Display, error) {
+	ds, err := x.sc.Displays()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Display, len(ds))
+	for i, d := range ds {
+		out[i] = Display{Index: d.Index, Name: d.Name, Bounds: d.Bounds, Primary: d.Primary}
+	}
+	return out, nil
+}
+
+func (x *x11) capture(ctx context.Context, r image.Rectangle) (*image.RGBA, error) {
+	return x.sc.Capture(ctx, r)
+}
+
+func (x *x11) input(bounds image.Rectangle) (Input, error) {
+	rb, err := robot.New(x.name, bounds)
+	if err != nil {
+		return nil, fmt.Errorf("input on %s: %w", x.name, err)
+	}
+	x.rb = rb
+	return rb, nil
+}
+
+func (x *x11) cursor() (image.Point, error) { return x.sc.Cursor() }
+
+func (x *x11) idle() (time.Duration, error) { return x.sc.IdleTime() }
+
+func (x *x11) windowsOf(pid int) ([]image.Rectangle, error) { return x.sc.WindowsOfPID(pid) }
+
+func (x *x11) env() []string {
+	env := append(os.Environ(), "DISPLAY="+x.name)
+	return env
+}
+
+func (x *x11) close() error {
+	var errs []error
+	if x.rb != nil {
+		errs = append(errs, x.rb.Close())
+	}
+	errs = append(errs, x.sc.Close())
+	return errors.Join(errs...)
+}
