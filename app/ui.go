@@ -206,6 +206,9 @@ func (u *UI) preset() *config.Preset {
 // config names, then the keyring.
 func (u *UI) apiKey(cfg config.Config) string {
 	name := cfg.APIKeyEnv
+	if name == config.NoKey {
+		return ""
+	}
 	if v, ok := u.env(name); ok && v != "" {
 		return v
 	}

@@ -72,6 +72,11 @@ func applyPreset(s *Settings, c *Config) error {
 	}
 	fill(&s.BaseURL, p.BaseURL)
 	fill(&s.Model, p.Model)
+	if p.KeyEnv == "" && p.BaseURL != "" {
+		// A local server needs no key: never send it the default variable's
+		// (an OpenAI key has no business at localhost:11434).
+		fill(&s.APIKeyEnv, NoKey)
+	}
 	fill(&s.APIKeyEnv, p.KeyEnv)
 	fill(&s.CoordMode, p.Coords)
 	if s.MaxSide == 0 {
@@ -163,10 +168,16 @@ func check(s *Settings, c *Config) error {
 	return nil
 }
 
+// NoKey as api_key_env means the endpoint takes no key; local presets set it.
+const NoKey = "none"
+
 // APIKey reads the key from the environment variable the config names (lookup
-// is os.LookupEnv in production; nil means it). The key is never stored in a
-// Config, logged, or written to a trace.
+// is os.LookupEnv in production; nil means it); "" for NoKey. The key is never
+// stored in a Config, logged, or written to a trace.
 func (c Config) APIKey(lookup func(string) (string, bool)) string {
+	if c.APIKeyEnv == NoKey {
+		return ""
+	}
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
