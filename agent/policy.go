@@ -59,6 +59,106 @@ func (p Policy) CheckApp(program string) error {
 	return nil
 }
 
+// CheckCommand refuses a command line (program and arguments, as launch gets
+// them) when a program it would run is in DenyApps. It looks through the
+// wrappers that run another program — env, nohup, timeout, nice, setsid,
+// xargs, find -exec, busybox and the like — and, while any app is denied,
+// refuses shells and interpreters given code to run (sh -c, python3 -c, perl
+// -e, ...), since that code could start anything.
+//
+// What it cannot promise: a denied program copied or linked under another
+// name, a script file that starts it, or a program that starts it on its own
+// (a file manager, a terminal's menu). deny_apps keeps the agent from
+// starting a program by name; it is not a sandbox.
+func (p Policy) CheckCommand(argv []string) error {
+	if len(p.DenyApps) == 0 {
+		return nil
+	}
+	if len(argv) > maxCheckedArgs {
+		return fmt.Errorf("refused by policy: a command line of %d words is too long to check against deny_apps (at most %d)", len(argv), maxCheckedArgs)
+	}
+	for _, prog := range programsRun(argv) {
+		if prog.inline {
+			return fmt.Errorf("refused by policy: %s with code to run (%s) could start any program, and deny_apps is set", prog.name, prog.flag)
+		}
+		if err := p.CheckApp(prog.name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// maxCheckedArgs bounds the work of CheckCommand, which looks at every word
+// after a wrapper as a possible program.
+const maxCheckedArgs = 256
+
+// program is one program a command line runs.
+type program struct {
+	name   string
+	inline bool   // a shell or interpreter given code to run
+	flag   string // the flag that gives it (-c, -e)
+}
+
+// wrappers are the programs that run (part of) the rest of their arguments as
+// a command. Their own options vary, some taking values ("timeout -s KILL 5
+// cmd", "nice -n 5 cmd"), so every argument after a wrapper that could be a
+// program is looked at as one: a denied name anywhere there is refused.
+func wrappers() []string {
+	return []string{"env", "nohup", "setsid", "nice", "ionice", "stdbuf", "time", "sudo", "doas", "exec",
+		"command", "chrt", "taskset", "timeout", "xargs", "unshare", "flock", "chroot", "runuser",
+		"dbus-launch", "dbus-run-session", "xvfb-run", "firejail", "strace", "ltrace", "watch", "script",
+		"busybox", "find", "parallel", "systemd-run", "flatpak-spawn", "gtk-launch", "exo-open", "x-terminal-emulator",
+		"xterm", "gnome-terminal", "konsole", "xfce4-terminal", "terminator", "tilix", "kitty", "alacritty"}
+}
+
+// inlineFlags are the shells and interpreters that run code given on the
+// command line, with the flags that give it.
+func inlineFlags() map[string][]string {
+	shell := []string{"-c"}
+	return map[string][]string{
+		"sh": shell, "bash": shell, "dash": shell, "zsh": shell, "ksh": shell, "mksh": shell, "fish": shell,
+		"csh": shell, "tcsh": shell, "ash": shell, "busybox": shell,
+		"python": {"-c"}, "python3": {"-c"}, "python2": {"-c"}, "perl": {"-e", "-E"}, "ruby": {"-e"},
+		"node": {"-e", "--eval", "-p"}, "php": {"-r"}, "lua": {"-e"}, "tclsh": nil, "wish": nil,
+		"awk": nil, "gawk": nil, "osascript": {"-e"}, "pwsh": {"-c", "-Command"}, "powershell": {"-c", "-Command"},
+	}
+}
+
+// programsRun lists the programs argv may run: its program and, when that is
+// a wrapper, every later argument that could name a program (wrappers nest:
+// "nohup env timeout 5 sh -c ..." — one pass over the arguments covers them all).
+func programsRun(argv []string) []program {
+	if len(argv) == 0 {
+		return nil
+	}
+	out := []program{inspectProgram(argv)}
+	if !slices.Contains(wrappers(), out[0].name) {
+		return out
+	}
+	for i, a := range argv[1:] {
+		if a != "" && !strings.HasPrefix(a, "-") && !strings.Contains(a, "=") {
+			out = append(out, inspectProgram(argv[1+i:]))
+		}
+	}
+	return out
+}
+
+// inspectProgram reads argv[0] as a program: its name, and whether it is a
+// shell or interpreter given code to run.
+func inspectProgram(argv []string) program {
+	p := program{name: strings.ToLower(filepath.Base(argv[0]))}
+	for _, a := range argv[1:] {
+		for _, f := range inlineFlags()[p.name] {
+			short := len(f) == 2 && strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a[1:], f[1:])
+			if a == f || short {
+				p.inline, p.flag = true, f
+				return p
+			}
+		}
+	}
+	return p
+}
+
 func domainMatch(host, pattern string) bool {
 	d := strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(pattern), "*."), "."))
 	if d == "" {

@@ -45,6 +45,7 @@ type runState struct {
 	usage    Usage
 	started  time.Time
 	lastCode string
+	cut      string // why the newest reply was cut short (llm.Response.Cut), or ""
 }
 
 // currentStep is the step now running; safe from any goroutine.
@@ -177,6 +178,9 @@ func (r *runState) doStep(ctx context.Context) (Finished, error) {
 	r.msgs = append(r.msgs, textMsg("assistant", turn))
 	var res script.Result
 	var notes []string
+	if r.cut != "" {
+		notes = append(notes, "Note: your reply was cut because "+r.cut+"; only what came before the cut was read. Keep replies short: a brief thought and one code block.")
+	}
 	if fe := (*dialect.FormatError)(nil); errors.As(perr, &fe) {
 		notes = append(notes, fe.Help)
 	} else if perr != nil {
@@ -230,6 +234,7 @@ func (r *runState) complete(ctx context.Context, msgs []llm.Message, stopAtObser
 	if err != nil {
 		return "", fmt.Errorf("model call: %w", err)
 	}
+	r.cut = resp.Cut
 	u := Usage{Input: resp.Usage.Input, Output: resp.Usage.Output}
 	r.usage.Input += u.Input
 	r.usage.Output += u.Output

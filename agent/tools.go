@@ -93,6 +93,9 @@ func (r *runState) startProgram(c *script.Call, call string, result string, name
 	return nil
 }
 
+// maxLaunchLine is the longest command line launch takes.
+const maxLaunchLine = 8192
+
 func (r *runState) launch(c *script.Call, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	a, err := c.Bind()
 	if err != nil {
@@ -102,6 +105,9 @@ func (r *runState) launch(c *script.Call, args starlark.Tuple, kwargs []starlark
 	if err := a.Err(); err != nil {
 		return nil, err
 	}
+	if len(line) > maxLaunchLine {
+		return nil, fmt.Errorf("launch: the command line is %d bytes long; at most %d", len(line), maxLaunchLine)
+	}
 	fields := strings.Fields(line)
 	if len(fields) == 0 {
 		return nil, errors.New("launch: app is empty; give a program name, e.g. launch(\"xterm\")")
@@ -109,7 +115,7 @@ func (r *runState) launch(c *script.Call, args starlark.Tuple, kwargs []starlark
 	if strings.ContainsAny(line, "|;&$`<>") {
 		return nil, errors.New("launch: shell syntax is not supported; give a program and its arguments only")
 	}
-	if err := r.cfg.Policy.CheckApp(fields[0]); err != nil {
+	if err := r.cfg.Policy.CheckCommand(fields); err != nil {
 		return nil, err
 	}
 	return starlark.None, r.startProgram(c, "launch("+line+")", "started (pid %d)", fields[0], fields[1:]...)

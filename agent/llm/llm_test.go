@@ -16,6 +16,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"deskpilot/agent/llm"
 	"deskpilot/agent/llm/llmtest"
@@ -589,5 +590,49 @@ func TestPing(t *testing.T) {
 	var apiErr *llm.APIError
 	if !errors.As(err, &apiErr) || apiErr.Status != 429 || res.Attempts != 1 {
 		t.Errorf("second ping: %v after %d attempts; want a 429 at once", err, res.Attempts)
+	}
+}
+
+// A reply is bounded in size and in time: a flood or an endless stream is cut,
+// said so, and never held whole.
+func TestReplyCaps(t *testing.T) {
+	tests := []struct {
+		name    string
+		cfg     llm.Config
+		reply   llmtest.Reply
+		stream  bool
+		wantCut string
+		maxLen  int
+	}{
+		{"long stream cut at the byte cap", llm.Config{MaxReplyBytes: 64 << 10},
+			llmtest.Reply{Text: strings.Repeat("Grüße ", 60000)}, true, "longer than 65536 bytes", 64 << 10},
+		{"endless stream cut at the time cap", llm.Config{MaxReplyTime: 300 * time.Millisecond},
+			llmtest.Reply{Text: "tick ", Endless: true, Delay: time.Millisecond}, true, "took longer than 300ms", llm.DefaultMaxReplyBytes},
+		{"endless fast stream cut at the byte cap", llm.Config{MaxReplyBytes: 32 << 10},
+			llmtest.Reply{Text: strings.Repeat("x", 100), Endless: true}, true, "longer than 32768 bytes", 32 << 10},
+		{"single reply cut", llm.Config{MaxReplyBytes: 1000, NoStream: true},
+			llmtest.Reply{Text: strings.Repeat("y", 5000)}, false, "longer than 1000 bytes", 1000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := llmtest.New(t, tt.reply)
+			cfg := tt.cfg
+			cfg.BaseURL, cfg.Model, cfg.MaxRetries = srv.URL, "m", -1
+			delivered := 0
+			res, err := llm.New(cfg).Complete(t.Context(), llm.Request{Messages: []llm.Message{{Role: "user", Parts: []llm.Part{{Text: "hi"}}}}},
+				func(d string) { delivered += len(d) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(res.Cut, tt.wantCut) || res.Finish != "length" {
+				t.Errorf("cut %q finish %q, want %q", res.Cut, res.Finish, tt.wantCut)
+			}
+			if len(res.Text) > tt.maxLen || !utf8.ValidString(res.Text) || res.Text == "" {
+				t.Errorf("text of %d bytes (valid UTF-8 %v), cap %d", len(res.Text), utf8.ValidString(res.Text), tt.maxLen)
+			}
+			if tt.stream && delivered != len(res.Text) {
+				t.Errorf("streamed %d bytes, reply %d", delivered, len(res.Text))
+			}
+		})
 	}
 }

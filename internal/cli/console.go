@@ -89,16 +89,17 @@ func readBlocks(in io.Reader, prompt io.Writer, run func(code string) error) err
 	return sc.Err()
 }
 
-// printObservation prints the observation text of each step.
+// printObservation prints the observation text of each step, with control
+// characters made visible (printed text comes from pages and files).
 func printObservation(w io.Writer) func(agent.Event) {
 	return func(e agent.Event) {
 		switch e := e.(type) {
 		case agent.Observed:
 			if e.Step > 0 {
-				fmt.Fprintln(w, strings.TrimSuffix(strings.TrimSpace(e.Text), "This is the screen now:"))
+				fmt.Fprintln(w, visibleControls(strings.TrimSuffix(strings.TrimSpace(e.Text), "This is the screen now:")))
 			}
 		case agent.ModelReplied:
-			fmt.Fprintln(w, e.Text)
+			fmt.Fprintln(w, visibleControls(e.Text))
 		}
 	}
 }

@@ -45,6 +45,9 @@ type Reply struct {
 	StreamError   bool // stream After deltas, then an error event {"error": {...}}, then end
 	NoFinish      bool // stream all deltas and [DONE] but never a finish_reason
 	IgnoreStream  bool // answer a streaming request with a JSON completion, as some servers do
+	// Endless streams Text again and again, never finishing, until the client
+	// goes away or the test ends (a hostile or broken server).
+	Endless bool
 
 	After  int           // deltas sent before a stream fault; 0 means half of them (at least 1)
 	Delay  time.Duration // pause before each streamed chunk and before a JSON reply
