@@ -10,7 +10,7 @@ import (
 
 // Limits of the pyautogui module.
 const (
-	maxPresses      = 100        // presses= of one press() call
+	maxPresses      = 100            // presses= of one press() call
 	maxScrollClicks = 10 * maxScroll // wheel clicks of one scroll() call
 )
 

@@ -16,7 +16,7 @@ func TestSmartResize(t *testing.T) {
 		q3Min, q3Max   = 4096, 16384 * 1024     // Qwen3-VL
 	)
 	cases := []struct {
-		name                string
+		name                 string
 		h, w, factor, mn, mx int
 		wantH, wantW         int
 	}{
