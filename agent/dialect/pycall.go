@@ -202,7 +202,7 @@ func (sc *callScanner) arg() (pyArg, error) {
 	return a, nil
 }
 
-// str reads a string literal opened by q (also ”' and """).
+// str reads a string literal opened by q, triple-quoted ones too.
 func (sc *callScanner) str(q byte) (string, error) {
 	triple := strings.Repeat(string(q), 3)
 	if strings.HasPrefix(sc.s[sc.i:], triple) {
