@@ -69,6 +69,9 @@ func compile(steps []step) (string, error) {
 		}
 	}
 	c.flush()
+	if c.p.String() == "" {
+		return "", fmt.Errorf("the actions do nothing (empty text, or a scroll of 0)")
+	}
 	return c.p.String(), nil
 }
 

@@ -184,9 +184,9 @@ func splitPython(reply string) (thought, code string) {
 			text.WriteString(reply[at:l[0]])
 			text.WriteByte('\n')
 			at = l[1]
-			lang := strings.ToLower(reply[l[2]:l[3]])
+			lang := reply[l[2]:l[3]]
 			body := reply[l[4]:l[5]]
-			if lang != "" && !strings.Contains(" python py python3 code ", " "+lang+" ") {
+			if lang != "" && !strings.Contains(" python py python3 code ", " "+strings.ToLower(lang)+" ") {
 				if specialRe.MatchString(lang) && strings.TrimSpace(body) == "" {
 					body = lang // ```DONE```
 				} else {
@@ -198,7 +198,7 @@ func splitPython(reply string) (thought, code string) {
 			}
 		}
 		text.WriteString(reply[at:])
-		return cleanThought(text.String()), strings.Join(blocks, "\n")
+		return pyThought(text.String()), strings.Join(blocks, "\n")
 	}
 	var text, lines []string
 	for _, l := range strings.Split(reply, "\n") {
@@ -210,7 +210,16 @@ func splitPython(reply string) (thought, code string) {
 		}
 		text = append(text, l)
 	}
-	return cleanThought(strings.Join(text, "\n")), strings.Join(lines, "\n")
+	return pyThought(strings.Join(text, "\n")), strings.Join(lines, "\n")
+}
+
+// pyThought is the text around the code without the empty "## Code:"
+// heading OpenCUA writes before it.
+func pyThought(s string) string {
+	s = strings.TrimSpace(s)
+	s = strings.TrimSuffix(s, "## Code:")
+	s = strings.TrimSuffix(s, "Code:")
+	return cleanThought(s)
 }
 
 // pyFileOptions are the executor's Starlark options.

@@ -83,6 +83,9 @@ func (m *pyState) doClicks(th *starlark.Thread, x, y starlark.Value, n int, butt
 		return nil, err
 	}
 	at := starlark.Tuple{x, y}
+	if b == "right" && n == 1 {
+		return m.call(th, "right_click", at, nil)
+	}
 	if b != "left" {
 		for range n {
 			if _, err := m.call(th, "click", at, []starlark.Tuple{{starlark.String("button"), starlark.String(b)}}); err != nil {

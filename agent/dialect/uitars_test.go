@@ -112,6 +112,8 @@ func TestUITARSRun(t *testing.T) {
 		{"drag and type", "uitars-1.5", fullHD, "Action: drag(start_box='(0,0)', end_box='(1932,1092)')\n\ntype(content='hi\\n')",
 			[]string{"drag 0,0 -> 1919,1079", `type "hi"`, "press enter"}},
 		{"scroll at the cursor", "uitars-1.5", fullHD, "Action: scroll(direction='up')", []string{"scroll 10,20 up 5"}},
+		{"held keys", "doubao", fullHD, "Action: press(key='ctrl')\n\nhotkey(key='c')\n\nrelease(key='ctrl')\n\npress(key='shift')\n\nwait()\n\nrelease(key='shift')",
+			[]string{"press ctrl+c", "hold shift 5s"}},
 		{"finished", "doubao", fullHD, "Thought: all done\nAction: finished(content='42')", []string{"final 42"}},
 		{"call_user", "uitars-1.5", fullHD, "Thought: Which colour?\nAction: call_user()", []string{"asked Which colour?"}},
 	}
