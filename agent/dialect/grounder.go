@@ -41,8 +41,12 @@ func (u UITARS) GroundingPrompt(description string, _ Space) (system, user strin
 	if u.name == "uitars-1.0" {
 		return "", "Output only the coordinate of one point in your response. What element matches the following task: " + description
 	}
+	click := "click(start_box='<|box_start|>(x1,y1)<|box_end|>')"
+	if u.mode == vision.CoordNorm1000 {
+		click = "click(point='<point>x1 y1</point>')"
+	}
 	return "", "You are a GUI agent. You are given a task and a screenshot; answer with the one action that does it.\n\n" +
-		"## Output Format\n\nAction: ...\n\n\n## Action Space\nclick(" + u.point + ")\n\n## User Instruction\n" + description
+		"## Output Format\n\nAction: ...\n\n\n## Action Space\n" + click + "\n\n## User Instruction\n" + description
 }
 
 // ParsePoint implements Grounder: the first action's point, or a bare point.
