@@ -12,7 +12,9 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 
+	"deskpilot/actions"
 	"deskpilot/agent"
+	"deskpilot/internal/config"
 )
 
 const step1Reply = "Thought: I open the editor.\n```python\nlaunch(\"gedit\")\n```"
@@ -26,7 +28,7 @@ func script() []agent.Event {
 		agent.TextDelta{Step: 1, Text: "thon\nlaunch(\"gedit\")\n```"},
 		agent.ModelReplied{Step: 1, Text: step1Reply, Usage: agent.Usage{Input: 1200, Output: 80}, Duration: 2 * time.Second},
 		agent.CodeParsed{Step: 1, Code: `launch("gedit")`},
-		agent.ActionDone{Step: 1, Action: agent.Action{Name: "launch", Args: `"gedit"`, Duration: 150 * time.Millisecond, Result: "started"}},
+		agent.ActionDone{Step: 1, Action: actions.Record{Name: "launch", Args: `"gedit"`, Duration: 150 * time.Millisecond, Result: "started"}},
 		agent.Observed{Step: 1, Text: "Screen changed: yes", Changed: true, Frame: solid(160, 90, color.RGBA{0, 128, 0, 255}), Duration: time.Second},
 		agent.StepStarted{Step: 2, Max: 30, Time: runStart.Add(5 * time.Second)},
 		agent.ModelReplied{Step: 2, Text: "Thought: Save it.\n```python\npres(\"ctrl+s\")\n```", Usage: agent.Usage{Input: 1500, Output: 60}, Duration: time.Second},
@@ -48,7 +50,7 @@ func TestRunStartsOnFakeRunner(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHarness(t, configured(t))
-			h.env["PAID_KEY"] = "k-123"
+			h.env["OPENAI_API_KEY"] = "k-123"
 			if h.u.tabs.Selected() != h.u.runTab {
 				t.Fatalf("configured app opened on %q, want Run", h.u.tabs.Selected().Text)
 			}
@@ -250,12 +252,12 @@ func TestEventsOfAnOldRunAreIgnored(t *testing.T) {
 
 func TestPresetPickerSaves(t *testing.T) {
 	h := newHarness(t, configured(t))
-	h.u.rv.picker.SetSelected("Local")
-	c, err := agent.LoadConfig(h.u.deps.ConfigPath)
+	h.u.rv.picker.SetSelected("ollama")
+	c, err := config.LoadFile(h.u.deps.ConfigPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Preset != "Local" || c.BaseURL != "http://localhost:11434/v1" || c.Model != "qwen2.5vl:7b" {
+	if c.Preset != "ollama" || c.BaseURL != "http://localhost:11434/v1" || c.Model != "qwen2.5vl:7b" {
 		t.Errorf("saved %+v", c)
 	}
 	if h.u.rv.modelInfo.Text != "qwen2.5vl:7b at http://localhost:11434/v1" {

@@ -115,8 +115,18 @@ func (f *Form) Click(name string, img, screen image.Point, mode string) (string,
 }
 
 // Saved returns what the form saved; an error when Save was never pressed.
+//
+// The app writes the file when it handles the click on Save, which a loaded
+// machine may delay past the end of the run that clicked: Saved waits up to
+// five seconds for it.
 func (f *Form) Saved() (name, notes string, err error) {
-	data, err := os.ReadFile(f.Out)
+	var data []byte
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		data, err = os.ReadFile(f.Out)
+		if err == nil || time.Now().After(deadline) {
+			break
+		}
+	}
 	if err != nil {
 		return "", "", fmt.Errorf("the form was not saved: %w", err)
 	}
