@@ -1,4 +1,4 @@
-// Package agent owns the loop of DESIGN.md §3: it shows a vision model the screen,
+// Package agent owns the loop (docs/architecture.md, "one step"): it shows a vision model the screen,
 // runs the Starlark program the model answers with, observes the effect, and repeats
 // until the model calls final_answer, the step limit is reached, or the run is
 // stopped. It emits typed Events for the UI and records the run as a trace; it never

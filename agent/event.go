@@ -21,7 +21,7 @@ type Usage struct {
 // Outcome says how a run ended.
 type Outcome string
 
-// The outcomes of a run; they map to the CLI exit codes of DESIGN.md §7.
+// The outcomes of a run; they map to the CLI exit codes (README: exit codes).
 const (
 	Answered  Outcome = "answered"  // final_answer was called (exit 0)
 	Failed    Outcome = "failed"    // a fatal error stopped the run (exit 1)

@@ -20,7 +20,7 @@ type Input interface {
 }
 
 // trackedInput wraps the input to know where the agent left the pointer and when it
-// last acted, so input from a person can be told apart (takeover, DESIGN.md §9).
+// last acted, so input from a person can be told apart (takeover).
 type trackedInput struct {
 	Input
 	cursor func() (image.Point, error)

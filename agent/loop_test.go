@@ -183,7 +183,7 @@ func TestCancelMidWait(t *testing.T) {
 }
 
 // checkStops stops the session and requires it to end within a second: Stop must
-// reach the HTTP stream and any wait at once (DESIGN.md §9).
+// reach the HTTP stream and any wait at once.
 func checkStops(t *testing.T, s *agent.Session) {
 	t.Helper()
 	s.Stop()

@@ -9,7 +9,7 @@ import (
 	"deskpilot/agent/trace"
 )
 
-// recorder writes a run's events to its trace (DESIGN.md §6). It runs on the
+// recorder writes a run's events to its trace (docs/trace-format.md). It runs on the
 // dispatcher goroutine, so frame encoding and disk writes never hold up the loop.
 // A failed write is logged once and recording stops; the run goes on.
 type recorder struct {

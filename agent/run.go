@@ -370,18 +370,12 @@ func (r *runState) ownRects() []image.Rectangle {
 	return out
 }
 
-// offScreen are builtins that never act on the desktop: after them the screen is
-// looked at once, without waiting for it to settle.
-var offScreen = map[string]bool{
-	"web_search": true, "visit_page": true, "page_up": true, "page_down": true, "find_on_page": true,
-	"find_next": true, "archived_url": true, "inspect_file": true, "zoom": true, "screenshot": true,
-	"ask_user": true, "wait": true,
-}
-
-// touchesScreen reports whether any action may have changed the screen.
-func touchesScreen(acts []actions.Record) bool {
+// touchesScreen reports whether any action may have changed the screen: a
+// builtin whose kind acts on the desktop (script.Kind.Acts). After the others
+// the screen is looked at once, without waiting for it to settle.
+func (r *runState) touchesScreen(acts []actions.Record) bool {
 	for _, a := range acts {
-		if !offScreen[a.Name] {
+		if r.exec.Kind(a.Name).Acts() {
 			return true
 		}
 	}
@@ -395,7 +389,7 @@ const settleInterval = 15 * time.Millisecond
 
 // observeStep settles the screen after the step's actions and builds the observation.
 func (r *runState) observeStep(ctx context.Context, res script.Result, notes []string, start time.Time) (observation, error) {
-	frame, changed, settle, err := r.afterStep(ctx, touchesScreen(res.Actions))
+	frame, changed, settle, err := r.afterStep(ctx, r.touchesScreen(res.Actions))
 	if err != nil {
 		return observation{}, err
 	}
@@ -432,7 +426,7 @@ func (r *runState) observeStep(ctx context.Context, res script.Result, notes []s
 	if res.Final == nil {
 		if changed {
 			fmt.Fprintf(&b, "Screen changed: yes (settled after %d ms).\n", settle.Milliseconds())
-		} else if touchesScreen(res.Actions) {
+		} else if r.touchesScreen(res.Actions) {
 			fmt.Fprintf(&b, "Screen changed: no (watched for %d ms). If you expected a change it may still come: wait(1) and look again; otherwise try something different.\n", settle.Milliseconds())
 		} else {
 			b.WriteString("Screen changed: no.\n")

@@ -14,7 +14,7 @@ import (
 
 func TestRunModel(t *testing.T) {
 	m := &runModel{}
-	for _, e := range script() {
+	for _, e := range runScript() {
 		m.apply(e)
 	}
 	if len(m.Steps) != 2 || m.Usage != (agent.Usage{Input: 2700, Output: 140}) || m.FrameStep != 1 {

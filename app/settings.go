@@ -27,7 +27,7 @@ The **Console** tab works meanwhile: try code actions on the desktop without a m
 // connectionTimeout bounds the Test connection request.
 const connectionTimeout = 60 * time.Second
 
-// settingsView edits the config file (DESIGN.md §7, §8).
+// settingsView edits the config file (internal/config).
 type settingsView struct {
 	u       *UI
 	content fyne.CanvasObject

@@ -19,8 +19,8 @@ import (
 
 const step1Reply = "Thought: I open the editor.\n```python\nlaunch(\"gedit\")\n```"
 
-// script is a two-step run: a good step, then one whose code fails.
-func script() []agent.Event {
+// runScript is a two-step run: a good step, then one whose code fails.
+func runScript() []agent.Event {
 	return []agent.Event{
 		agent.RunStarted{Task: "Write a haiku", Model: "vision-7b", MaxSteps: 30, Time: runStart},
 		agent.StepStarted{Step: 1, Max: 30, Time: runStart},
@@ -102,7 +102,7 @@ func TestRunRefusals(t *testing.T) {
 func TestEventsRenderAsCards(t *testing.T) {
 	h := newHarness(t, configured(t))
 	h.start("Write a haiku")
-	ev := script()
+	ev := runScript()
 	h.emit(ev[:3]...) // first delta only: the thought streams in
 	v := h.u.rv
 	if len(v.cards) != 1 || v.cards[0].thought.Text != "I open the editor." {
@@ -153,7 +153,7 @@ func TestEventsRenderAsCards(t *testing.T) {
 func TestFinishedShowsAnswer(t *testing.T) {
 	h := newHarness(t, configured(t))
 	run := h.start("Write a haiku")
-	h.emit(script()...)
+	h.emit(runScript()...)
 	h.emit(agent.Finished{Outcome: agent.Answered, Answer: "Saved haiku.txt", Steps: 2,
 		Usage: agent.Usage{Input: 2700, Output: 140}, Elapsed: 42 * time.Second, TraceDir: t.TempDir()})
 	run.finish()
@@ -183,8 +183,8 @@ func TestFinishedShowsAnswer(t *testing.T) {
 func TestStopCallsRunStop(t *testing.T) {
 	h := newHarness(t, configured(t))
 	run := h.start("Write a haiku")
-	h.emit(script()[:4]...) // mid-stream
-	test.Tap(h.u.st.stop)   // the strip's Stop
+	h.emit(runScript()[:4]...) // mid-stream
+	test.Tap(h.u.st.stop)      // the strip's Stop
 	if run.stops != 1 {
 		t.Fatalf("Stop called %d times, want 1", run.stops)
 	}
@@ -198,7 +198,7 @@ func TestStopCallsRunStop(t *testing.T) {
 func TestRunEndedWithoutFinished(t *testing.T) {
 	h := newHarness(t, configured(t))
 	run := h.start("Write a haiku")
-	h.emit(script()[:2]...)
+	h.emit(runScript()[:2]...)
 	run.finish()
 	h.q.waitFor(t, "the UI to notice the run ended", func() bool { return h.u.run == nil })
 	if h.u.model.Result.Outcome != agent.Failed || h.u.rv.result.title.Text != "The run failed" {
@@ -209,7 +209,7 @@ func TestRunEndedWithoutFinished(t *testing.T) {
 func TestPausedShowsBanner(t *testing.T) {
 	h := newHarness(t, configured(t))
 	run := h.start("Write a haiku")
-	h.emit(script()[:8]...)
+	h.emit(runScript()[:8]...)
 	h.emit(agent.Paused{Step: 1, Reason: "you moved the mouse"})
 	v := h.u.rv
 	if !v.banner.Visible() || !strings.Contains(v.bannerReason.Text, "you moved the mouse") {

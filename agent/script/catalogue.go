@@ -177,15 +177,3 @@ func Builtin(name string, fn func(c *Call, args starlark.Tuple, kwargs []starlar
 	}
 	panic("script: no builtin " + name + " in the catalogue")
 }
-
-// BuiltinKind returns the kind of the catalogue's builtin called name, and
-// false for a name that is not a builtin (print, a module, the model's own
-// function).
-func BuiltinKind(name string) (Kind, bool) {
-	for _, t := range Builtins() {
-		if t.Name == name {
-			return t.Kind, true
-		}
-	}
-	return "", false
-}

@@ -66,7 +66,7 @@ const (
 	MaxZoomFactor = 4                // upscaling of small zoom() regions
 )
 
-// Desktop returns the mouse, keyboard and screen tools of DESIGN.md §2
+// Desktop returns the mouse, keyboard and screen tools of the catalogue
 // (groups "mouse", "keyboard", "screen"): click, double_click, right_click,
 // move, drag, scroll, type_text, type_secret, press, hold, screenshot, zoom,
 // screen_size, cursor_position and wait. Coordinates are the model's, mapped

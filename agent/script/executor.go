@@ -120,6 +120,16 @@ func New(o Options, tools ...Tool) *Executor {
 	return e
 }
 
+// Kind returns the kind of the registered tool called name; "" for any other name.
+func (e *Executor) Kind(name string) Kind {
+	for _, t := range e.tools {
+		if t.Name == name {
+			return t.Kind
+		}
+	}
+	return ""
+}
+
 // Stubs returns every tool as a Python-style stub with a docstring, grouped,
 // followed by notes on the modules and the language; the system prompt uses
 // it verbatim.

@@ -27,11 +27,11 @@ type ResearchDeps struct {
 	Inspector *inspect.Inspector
 }
 
-// Research returns the text browser and file inspector tools of DESIGN.md
-// §2 (groups "browser" and "files"): web_search, visit_page, page_up,
+// Research returns the text browser and file inspector tools of the catalogue
+// (groups "browser" and "files"): web_search, visit_page, page_up,
 // page_down, find_on_page, find_next, archived_url and inspect_file. Each
 // returns the text the browser or inspector answers with (the model prints
-// it to read it) and logs an Action whose Result sums the answer up, e.g.
+// it to read it) and logs an actions.Record whose Result sums the answer up, e.g.
 // "Address: https://example.com/, page 1 of 3".
 //
 // Arguments are checked before anything is fetched, with messages naming

@@ -128,14 +128,13 @@ func report(w io.Writer, fin agent.Finished, asJSON bool) error {
 
 // progress prints one line per notable event on stderr.
 type progress struct {
-	mu     sync.Mutex
-	w      io.Writer
-	quiet  bool
-	max    int
-	start  time.Time
-	in     int
-	out    int
-	traced bool
+	mu    sync.Mutex
+	w     io.Writer
+	quiet bool
+	max   int
+	start time.Time
+	in    int
+	out   int
 }
 
 func (p *progress) event(e agent.Event) {

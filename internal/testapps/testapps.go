@@ -16,7 +16,6 @@ import (
 	"image"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -36,8 +35,6 @@ type Form struct {
 	Out string
 
 	layoutPath string
-	mu         sync.Mutex
-	layout     map[string]image.Rectangle
 }
 
 // StartForm starts the form app on d and waits until the window manager has placed
@@ -82,8 +79,6 @@ func StartForm(t testing.TB, d *xdisplay.Display) *Form {
 // Widget returns the rectangle (root coordinates) of widget "name", "notes", "save"
 // or "status", as the app reports it now.
 func (f *Form) Widget(name string) (image.Rectangle, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
 	data, err := os.ReadFile(f.layoutPath)
 	if err != nil {
 		return image.Rectangle{}, fmt.Errorf("form layout: %w", err)
