@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"deskpilot/agent/script"
 	"deskpilot/vision"
 )
 
@@ -127,6 +128,20 @@ func TestStop(t *testing.T) {
 		d, _ := ByName(name)
 		if got := d.Stop(); !slices.Equal(got, want) {
 			t.Errorf("%s Stop() = %q, want %q", name, got, want)
+		}
+	}
+}
+
+// Every builtin a compiled program may call is in the agent's catalogue
+// (print and fail are Starlark's own).
+func TestCompiledBuiltinsAreInTheCatalogue(t *testing.T) {
+	var names []string
+	for _, b := range script.Builtins() {
+		names = append(names, b.Name)
+	}
+	for _, b := range builtins() {
+		if b != "print" && b != "fail" && !slices.Contains(names, b) {
+			t.Errorf("compiled programs call %s, which the catalogue does not have", b)
 		}
 	}
 }
