@@ -30,7 +30,7 @@ import (
 // converted to wheel clicks at 50 pixels a click; positive is up or right),
 // wait, terminate (final_answer; status "failure" says the task could not
 // be done) and answer (final_answer). A click without a coordinate clicks
-// where the mouse is.
+// where the mouse is. Get one with ByName; the zero value is not a dialect.
 type Qwen struct {
 	name string
 	v3   bool

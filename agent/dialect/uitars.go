@@ -31,8 +31,8 @@ import (
 // type(content=...) ending in "\n" types the rest and presses Enter.
 // finished(content=...) is final_answer(content); call_user() asks the
 // person (ask_user) the reply's thought. press/keydown and release/keyup
-// hold keys within the reply (see heldKeys). A value is a UITARS; the zero
-// value is not a dialect, use the package's constructors via ByName.
+// hold keys within the reply (see heldKeys). Get one with ByName; the zero
+// value is not a dialect.
 type UITARS struct {
 	name      string
 	mode      vision.CoordMode
