@@ -118,7 +118,7 @@ func focusForm(t *testing.T, d *xdisplay.Display, r *robot.Robot, form *testapps
 // saved waits until the form app has saved (the robot returns once the X
 // server has the click; the app handles it after).
 func saved(t *testing.T, form *testapps.Form) error {
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second) // bounds a hang; not a timing assertion
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second) // bounds a hang; not a timing assertion
 	defer cancel()
 	for {
 		_, _, err := form.Saved()
