@@ -28,7 +28,7 @@ type runState struct {
 	prompts prompts
 	mapper  vision.Mapper
 	dialect dialect.Dialect
-	exec    *script.Executor
+	exec    executor
 	obs     *vision.Observer
 	attEnc  vision.Encoder // encodes attachments (zoom, screenshot)
 	// ownBefore are deskpilot's windows as listed right before the newest capture.
@@ -74,7 +74,7 @@ func (a *Agent) newRun(ctx context.Context, task string, h Hooks, s *Session) (*
 	r.input = &trackedInput{Input: a.Input, cursor: a.Cursor}
 	r.input.answered = r.clickAnswered
 
-	r.exec = script.New(script.Options{}, r.tools()...)
+	r.exec = r.newExecutor()
 	if err := r.openRecorder(); err != nil {
 		return nil, err
 	}
@@ -85,6 +85,23 @@ func (a *Agent) newRun(ctx context.Context, task string, h Hooks, s *Session) (*
 		}
 	}, func() { r.disp.emit(Resumed{Step: r.currentStep()}) })
 	return r, nil
+}
+
+// executor runs the model's code: script.Sandbox (a child process, the
+// default) or script.Executor (in this process).
+type executor interface {
+	Exec(ctx context.Context, code string) script.Result
+	Stubs() string
+	Kind(name string) script.Kind
+	Close() error
+}
+
+// newExecutor makes the run's executor with its tools.
+func (r *runState) newExecutor() executor {
+	if r.cfg.InProcess {
+		return script.New(script.Options{}, r.tools()...)
+	}
+	return script.NewSandbox(script.SandboxOptions{Memory: r.cfg.CodeMemory}, r.tools()...)
 }
 
 // mapperFor is the run's coordinate mapping: the dialect's space on the target
@@ -307,6 +324,9 @@ func (r *runState) fail(ctx context.Context, err error) Finished {
 func (r *runState) finish(fin Finished) {
 	if err := r.input.ReleaseAll(); err != nil {
 		r.a.log().Warn("release input", "err", err)
+	}
+	if err := r.exec.Close(); err != nil {
+		r.a.log().Warn("close the code's process", "err", err)
 	}
 	r.disp.emit(fin)
 	r.disp.close()

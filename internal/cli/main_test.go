@@ -9,13 +9,16 @@ import (
 	"strings"
 	"testing"
 
+	"deskpilot/agent/dialect"
 	"deskpilot/agent/llm/llmtest"
+	"deskpilot/agent/script"
 	"deskpilot/vision/xdisplay"
 )
 
 // The CLI tests run the real commands on a private Xvfb display (1280x800) against
 // a scripted model over real HTTP.
 func TestMain(m *testing.M) {
+	script.ServeIfChild(dialect.ModuleSet) // the model's code runs in this binary, started again
 	os.Exit(xdisplay.Main(m, xdisplay.Options{Width: 1280, Height: 800}))
 }
 

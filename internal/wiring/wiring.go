@@ -143,6 +143,7 @@ func AgentConfig(cfg config.Config) (agent.Config, error) {
 		MaxTokens: cfg.MaxTokens, Temperature: cfg.Temperature, TraceDir: cfg.TraceDir, Monitor: cfg.Display,
 		Policy: agent.Policy{Confirm: cfg.Confirm, AllowDomains: cfg.AllowDomains,
 			DenyDomains: cfg.DenyDomains, DenyApps: cfg.DenyApps},
+		CodeMemory: int64(cfg.CodeMemoryMB) << 20, InProcess: cfg.Sandbox == "none",
 	}, nil
 }
 
