@@ -102,15 +102,9 @@ func connectA11y(ctx context.Context, o Options, rootProp func() string) (*busCo
 	}
 	var errs []error
 	for _, c := range cands {
-		addr, err := c.addr(ctx)
+		conn, err := c.connect(ctx, o)
 		if err == nil {
-			var conn *busConn
-			if conn, err = dial(ctx, addr); err == nil {
-				if err = pingRegistry(ctx, conn.Conn, o); err == nil {
-					return conn, nil
-				}
-				conn.close()
-			}
+			return conn, nil
 		}
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("a11y: connect: %w", ctx.Err())
@@ -118,6 +112,26 @@ func connectA11y(ctx context.Context, o Options, rootProp func() string) (*busCo
 		errs = append(errs, fmt.Errorf("%s: %w", c.from, err))
 	}
 	return nil, &UnavailableError{Reason: "no accessibility bus with an AT-SPI registry answers", Err: errors.Join(errs...)}
+}
+
+// connect tries one candidate within 5*o.CallTimeout, so a bus that accepts the
+// connection and then says nothing costs only that before the next is tried.
+func (c candidate) connect(ctx context.Context, o Options) (*busConn, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*o.CallTimeout)
+	defer cancel()
+	addr, err := c.addr(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := dial(ctx, addr)
+	if err != nil {
+		return nil, err
+	}
+	if err := pingRegistry(ctx, conn.Conn); err != nil {
+		conn.close()
+		return nil, err
+	}
+	return conn, nil
 }
 
 // launcherAddress asks the session bus at session for the accessibility bus.
@@ -140,9 +154,7 @@ func launcherAddress(ctx context.Context, session string) (string, error) {
 
 // pingRegistry checks that the AT-SPI registry answers on conn (starting it through
 // activation if needed).
-func pingRegistry(ctx context.Context, conn *dbus.Conn, o Options) error {
-	ctx, cancel := context.WithTimeout(ctx, 5*o.CallTimeout)
-	defer cancel()
+func pingRegistry(ctx context.Context, conn *dbus.Conn) error {
 	if err := conn.Object(registryName, registryRoot).CallWithContext(ctx, "org.freedesktop.DBus.Peer.Ping", 0).Err; err != nil {
 		return fmt.Errorf("the AT-SPI registry does not answer: %w", err)
 	}

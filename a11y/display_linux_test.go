@@ -1,0 +1,195 @@
+package a11y
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"net"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"deskpilot/internal/testapps"
+	"deskpilot/vision/xdisplay"
+)
+
+// TestOtherDisplayLeftOut puts a second X display on the same accessibility bus
+// (its zenity finds the first display's buses through the environment): each
+// display's client sees its own dialog and not the other's.
+func TestOtherDisplayLeftOut(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	e := newEnv(t, Options{})
+	here := e.zenity(t, ctx, "--info", "--title", "Here", "--text", "on display A")
+
+	other, err := xdisplay.Start(ctx, xdisplay.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	there, err := other.StartApp(ctx, "zenity", "--info", "--title", "There", "--text", "on display B")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer there.Stop()
+	t.Setenv("XAUTHORITY", other.XAuthority)
+	cb, err := Connect(ctx, Options{XDisplay: other.Name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cb.Close()
+	eb := &env{d: other, c: cb}
+	eb.waitApp(t, ctx, there)
+
+	for _, tc := range []struct {
+		name        string
+		c           *Client
+		want, wrong *xdisplay.App
+	}{
+		{"A", e.c, here, there},
+		{"B", cb, there, here},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			els, note, err := tc.c.Elements(ctx, Query{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.ContainsFunc(els, func(el Element) bool { return el.PID == tc.want.Cmd.Process.Pid }) {
+				t.Errorf("the display's own dialog is missing:%s", describe(els))
+			}
+			if slices.ContainsFunc(els, func(el Element) bool { return el.PID == tc.wrong.Cmd.Process.Pid }) {
+				t.Errorf("the other display's dialog came back:%s", describe(els))
+			}
+			if note.OtherDisplay < 1 {
+				t.Errorf("note counts %d apps on other displays, want >= 1", note.OtherDisplay)
+			}
+		})
+	}
+}
+
+// TestTkHasNoTree: Tk has no AT-SPI bridge on Linux; with only a Tk window on the
+// display the walk finds nothing and the note says to use find_text.
+func TestTkHasNoTree(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	e := newEnv(t, Options{})
+	testapps.StartForm(t, e.d)
+	els, note, err := e.c.Elements(ctx, Query{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(els) != 0 || note.Apps != 0 {
+		t.Errorf("a Tk-only display gave %d apps:%s", note.Apps, describe(els))
+	}
+	if s := note.String(); !strings.Contains(s, "no application on this display exposes accessible elements") ||
+		!strings.Contains(s, "find_text") {
+		t.Errorf("note %q does not explain the empty tree", s)
+	}
+}
+
+// TestUnavailable: without any reachable accessibility bus Connect fails with an
+// error that matches ErrUnavailable and points the model to find_text; a bus that
+// accepts and never answers is given up on, not waited for.
+func TestUnavailable(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	bare, err := xdisplay.Start(ctx, xdisplay.Options{NoWindowManager: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bare.Close()
+	t.Setenv("XAUTHORITY", bare.XAuthority)
+	mute := filepath.Join(t.TempDir(), "mute.sock")
+	ln, err := net.Listen("unix", mute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // accepts and says nothing
+		}
+	}()
+	for _, tc := range []struct {
+		name string
+		o    Options
+		want []string
+	}{
+		{"no bus", Options{BusAddress: "unix:path=/nonexistent/bus"}, []string{"session bus"}},
+		{"mute bus", Options{A11yAddress: "unix:path=" + mute, BusAddress: "unix:path=/nonexistent/bus",
+			CallTimeout: 100 * time.Millisecond}, []string{"Options.A11yAddress", "session bus"}},
+		{"no display", Options{XDisplay: ":9999"}, []string{"X display"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.o.XDisplay = cmp.Or(tc.o.XDisplay, bare.Name)
+			c, err := Connect(ctx, tc.o)
+			if err == nil {
+				c.Close()
+				t.Fatal("Connect succeeded")
+			}
+			if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "find_text") {
+				t.Errorf("error %q is not an unavailable error that suggests find_text", err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// TestCacheAndObjectWalkAgree reads the same dialogs through the Cache interface and
+// object by object: the elements must be the same.
+func TestCacheAndObjectWalkAgree(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	e := newEnv(t, Options{})
+	e.zenity(t, ctx, "--list", "--checklist", "--title", "Agree", "--text", "Pick",
+		"--column", "Pick", "--column", "Fruit", "TRUE", "Apple", "FALSE", "Banana")
+	e.zenity(t, ctx, "--forms", "--title", "Agree form", "--add-entry", "Name", "--add-password", "Pin")
+	cached := e.all(t, ctx)
+	e.c.mu.Lock()
+	for _, el := range cached {
+		e.c.big[el.Bus] = true // too big for the cache: walk object by object
+	}
+	e.c.mu.Unlock()
+	walked := e.all(t, ctx)
+	key := func(el Element) string {
+		return strings.Join([]string{el.ID(), el.Role, el.Name, el.Text, el.Bounds.String(), strings.Join(el.States, ",")}, "|")
+	}
+	a, b := make([]string, len(cached)), make([]string, len(walked))
+	for i, el := range cached {
+		a[i] = key(el)
+	}
+	for i, el := range walked {
+		b[i] = key(el)
+	}
+	if len(a) < 10 || !slices.Equal(a, b) {
+		t.Errorf("cache read and object walk differ:\ncache:%s\nobjects:%s", describe(cached), describe(walked))
+	}
+}
+
+// TestBadQuery: a role or state the model got wrong is a *QueryError with a hint.
+func TestBadQuery(t *testing.T) {
+	e := newEnv(t, Options{})
+	for _, tc := range []struct {
+		q    Query
+		hint string
+	}{
+		{Query{Role: "buton"}, "button"},
+		{Query{States: []string{"chekced"}}, "checked"},
+	} {
+		_, _, err := e.c.Elements(t.Context(), tc.q)
+		var qe *QueryError
+		if !errors.As(err, &qe) || qe.Suggestion != tc.hint {
+			t.Errorf("Elements(%+v) = %v, want a QueryError suggesting %q", tc.q, err, tc.hint)
+		}
+	}
+}
