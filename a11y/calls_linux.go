@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 )
@@ -17,7 +18,7 @@ type dcall struct {
 	bus, path string
 	method    string // "interface.Member"
 	args      []any
-	out       any   // where to store the reply (a pointer), nil to ignore it
+	out       any   // where to store the reply: a pointer, a []any of pointers (several values), or nil
 	err       error // the call's own error, set by do
 }
 
@@ -32,26 +33,38 @@ func (e *appError) Error() string { return e.reason }
 // errTimeUp says the walk's time limit passed.
 var errTimeUp = errors.New("time limit reached")
 
-// do sends calls pipelined, at most maxInFlight at a time, each bounded by
-// o.CallTimeout, and stores each reply in its out. It returns ctx's error when the
-// caller cancelled, errTimeUp when the walk's time is up, an *appError when the
-// application did not answer or left the bus, and nil otherwise: errors of single
-// objects (gone, lacking an interface, replying with the wrong types) stay in the
-// calls' err.
+// do sends calls pipelined, at most maxInFlight at a time, and stores each reply
+// in its out. The application is hung when o.CallTimeout passes without any reply
+// arriving (a busy application answering a long batch is not hung). do returns
+// ctx's error when the caller cancelled, errTimeUp when the walk's time is up, an
+// *appError when the application did not answer or left the bus, and nil otherwise:
+// errors of single objects (gone, lacking an interface, replying with the wrong
+// types) stay in the calls' err.
 func (w *walker) do(calls []*dcall) error {
+	timer := time.NewTimer(w.o.CallTimeout)
+	defer timer.Stop()
 	for start := 0; start < len(calls); start += maxInFlight {
 		part := calls[start:min(len(calls), start+maxInFlight)]
-		ctx, cancel := context.WithTimeout(w.ctx, w.o.CallTimeout)
+		ctx, cancel := context.WithCancel(w.ctx)
 		pending := make([]*dbus.Call, len(part))
 		for i, c := range part {
 			pending[i] = w.conn.Object(c.bus, dbus.ObjectPath(c.path)).
 				GoWithContext(ctx, c.method, dbus.FlagNoAutoStart, nil, c.args...)
 		}
+		timer.Reset(w.o.CallTimeout)
 		for i, p := range pending {
-			<-p.Done
+			select {
+			case <-p.Done:
+				timer.Reset(w.o.CallTimeout)
+			case <-timer.C:
+				cancel() // no reply for CallTimeout: every pending call ends now
+				<-p.Done
+			}
 			c := part[i]
 			c.err = p.Err
-			if c.err == nil && c.out != nil {
+			if outs, many := c.out.([]any); many && c.err == nil {
+				c.err = p.Store(outs...)
+			} else if c.err == nil && c.out != nil {
 				c.err = p.Store(c.out)
 			}
 		}

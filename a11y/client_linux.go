@@ -90,7 +90,7 @@ type registered struct {
 // walk reads every visible element of the display, in registry then tree order.
 func (c *Client) walk(ctx context.Context) ([]Element, Note, error) {
 	var note Note
-	w := &walker{conn: c.bus.Conn, o: c.o, caller: ctx}
+	w := &walker{conn: c.bus.Conn, o: c.o, caller: ctx, bounds: c.bounds}
 	var cancel context.CancelFunc
 	w.ctx, cancel = context.WithTimeout(ctx, c.o.MaxTime)
 	defer cancel()
@@ -121,14 +121,13 @@ func (c *Client) walk(ctx context.Context) ([]Element, Note, error) {
 	timeUp := false
 	for _, r := range results {
 		note.Nodes += r.nodes
+		timeUp = timeUp || r.timeUp
 		switch {
 		case r.skip != nil:
 			note.Skipped = append(note.Skipped, *r.skip)
-		case r.timeUp:
-			timeUp = true
 		case r.other:
 			note.OtherDisplay++
-		default:
+		case len(r.elems) > 0 || !r.timeUp:
 			note.Apps++
 		}
 		all = append(all, r.elems...)
@@ -258,7 +257,8 @@ type appResult struct {
 }
 
 // readApp reads one application: its tree (from its cache when it has one), what
-// is visible of it, and the details of that.
+// is visible of it, and the details of that. When the walk's time runs out, what
+// was read by then is kept (without the details not read yet).
 func (c *Client) readApp(w *walker, p plan) appResult {
 	info := appInfo{pid: p.pid, name: processName(p.pid)}
 	if p.hungAgo > 0 {
@@ -267,33 +267,34 @@ func (c *Client) readApp(w *walker, p plan) appResult {
 	}
 	a := &appTree{root: p.root, index: map[ref]int{}}
 	err := c.gather(w, a)
-	if err == nil && len(a.nodes) > 0 {
-		info.name = cleanText(cmp.Or(a.nodes[0].name, info.name), 80)
-		ks, depthCut := visible(a.nodes, c.bounds, c.o.MaxDepth, p.keepTop)
-		if depthCut {
-			a.cut = appendOnce(a.cut, fmt.Sprintf("depth limit %d reached", c.o.MaxDepth))
-		}
-		if err = w.details(a, ks); err == nil {
-			res := appResult{elems: toElements(a.nodes, ks, info, c.o.MaxText), nodes: len(a.nodes), cut: a.cut}
-			if p.keepTop != nil && len(res.elems) == 0 {
-				res.other = true // no window of it matched one of the display's
-			}
-			return res
-		}
-	}
-	res := appResult{nodes: len(a.nodes), cut: a.cut}
 	var ae *appError
-	switch {
-	case errors.As(err, &ae):
+	if errors.As(err, &ae) {
 		if ae.hung {
 			c.mu.Lock()
 			c.hung[p.root.bus] = time.Now()
 			c.mu.Unlock()
 		}
-		res.skip = &Skip{App: info.name, PID: p.pid, Reason: ae.reason}
-	case err != nil:
-		res.timeUp = true // errTimeUp, or the caller's cancellation (walk checks that)
+		return appResult{nodes: len(a.nodes), skip: &Skip{App: info.name, PID: p.pid, Reason: ae.reason}}
 	}
+	res := appResult{nodes: len(a.nodes), timeUp: err != nil} // errTimeUp, or cancellation (walk checks)
+	if len(a.nodes) == 0 {
+		return res
+	}
+	info.name = cleanText(cmp.Or(a.nodes[0].name, info.name), 80)
+	ks, depthCut := visible(a.nodes, c.bounds, c.o.MaxDepth, p.keepTop)
+	if depthCut {
+		a.cut = appendOnce(a.cut, fmt.Sprintf("depth limit %d reached", c.o.MaxDepth))
+	}
+	if err == nil {
+		err = w.details(a, ks)
+		if errors.As(err, &ae) {
+			return appResult{nodes: len(a.nodes), skip: &Skip{App: info.name, PID: p.pid, Reason: ae.reason}}
+		}
+		res.timeUp = err != nil
+	}
+	res.elems = toElements(a.nodes, ks, info, c.o.MaxText)
+	res.cut = a.cut
+	res.other = p.keepTop != nil && len(res.elems) == 0 // no window of it matched one of the display's
 	return res
 }
 

@@ -27,7 +27,12 @@
 // Options.MaxNodes objects last time (a browser page), is walked object by object
 // instead, breadth first, one pipelined round trip per level and field, without
 // descending into hidden subtrees; children beyond the node budget are fetched one
-// by one with GetChildAtIndex rather than as a huge list.
+// by one with GetChildAtIndex rather than as a huge list. Containers that manage
+// their descendants (list and table views, whose children may number thousands)
+// are asked for what is in view only: a large table for its column headers and
+// the rows that fit its visible part, found from the cell at a point in view
+// (Component.GetAccessibleAtPoint, then the cell's row); other such containers for
+// their showing children (Collection.GetMatches).
 //
 // Bounds: Options.MaxDepth, MaxNodes and MaxTime cut a walk (the Note says where);
 // every call has Options.CallTimeout, and an application that lets one expire is
@@ -51,9 +56,9 @@
 // The walk also names what toolkits leave nameless, as a person reading the screen
 // would: a text field is named after its labelled-by relation, else after the label
 // on its left on the same line or just above it; a nameless table cell is named
-// after the other cells of its row, and one whose default action is Toggle (GTK's
-// check boxes in lists) is reported with role "check box". Password fields never
-// have their text read.
+// after the cells it holds, else the other cells of its row, and one whose default
+// action is Toggle (GTK's check boxes in lists) is reported with role "check box".
+// Password fields never have their text read.
 //
 // A Client is safe for concurrent use.
 package a11y

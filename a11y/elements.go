@@ -1,6 +1,9 @@
 package a11y
 
-import "strings"
+import (
+	"cmp"
+	"strings"
+)
 
 // appInfo is what Elements knows of an application apart from its tree.
 type appInfo struct {
@@ -47,7 +50,7 @@ func toElements(nodes []node, ks []kept, app appInfo, maxText int) []Element {
 
 // inferNames returns the name of each kept node: its own, else (for fields) the
 // name of what labels it or the label beside or above it, else (for table cells)
-// the names of the other cells in its row.
+// the names of the cells it holds or of the other cells in its row.
 func inferNames(nodes []node, ks []kept) []string {
 	names := make([]string, len(ks))
 	for j, k := range ks {
@@ -60,7 +63,7 @@ func inferNames(nodes []node, ks []kept) []string {
 		case isField(n.role):
 			names[j] = nearbyLabel(nodes, ks, j)
 		case n.role == roleTableCell:
-			names[j] = rowName(nodes, ks, j)
+			names[j] = cmp.Or(kidNames(nodes, k.i), rowName(nodes, ks, j))
 		}
 	}
 	return names
@@ -96,6 +99,18 @@ func nearbyLabel(nodes []node, ks []kept, j int) string {
 		return best
 	}
 	return above
+}
+
+// kidNames names a cell that holds others (GTK's container cells: an icon and a
+// file name) after the names of its children.
+func kidNames(nodes []node, i int) string {
+	var parts []string
+	for _, k := range nodes[i].kids {
+		if nodes[k].name != "" {
+			parts = append(parts, nodes[k].name)
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // rowName names a nameless table cell after the named cells of its row: the

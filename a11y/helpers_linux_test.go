@@ -20,7 +20,11 @@ type env struct {
 	bot *robot.Robot
 }
 
-func newEnv(t *testing.T, o Options) *env {
+func newEnv(t *testing.T, o Options) *env { return newEnvTB(t, o) }
+
+func newBenchEnv(b *testing.B) *env { return newEnvTB(b, Options{}) }
+
+func newEnvTB(t testing.TB, o Options) *env {
 	t.Helper()
 	d, err := xdisplay.Attach("")
 	if err != nil {
@@ -56,21 +60,33 @@ func (e *env) zenity(t *testing.T, ctx context.Context, args ...string) *xdispla
 // enabled (GTK maps the dialog before its buttons are sensitive to input).
 func (e *env) waitApp(t *testing.T, ctx context.Context, app *xdisplay.App) {
 	t.Helper()
-	pid := app.Cmd.Process.Pid
+	if err := e.waitPID(ctx, app.Cmd.Process.Pid); err != nil {
+		t.Fatalf("%v; output: %s", err, app.Output())
+	}
+}
+
+func (e *env) waitAppB(b *testing.B, ctx context.Context, pid int) {
+	b.Helper()
+	if err := e.waitPID(ctx, pid); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// waitPID polls Elements until an enabled interactive element of process pid shows.
+func (e *env) waitPID(ctx context.Context, pid int) error {
 	for {
 		els, note, err := e.c.Elements(ctx, Query{Interactive: true, States: []string{"enabled"}})
 		if err != nil {
-			t.Fatalf("elements: %v", err)
+			return fmt.Errorf("elements: %w", err)
 		}
 		for _, el := range els {
 			if el.PID == pid {
-				return
+				return nil
 			}
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("the elements of %s (pid %d) never showed up; note: %s; output: %s",
-				app.Cmd.Path, pid, note, app.Output())
+			return fmt.Errorf("the elements of pid %d never showed up; note: %s", pid, note)
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
@@ -150,15 +166,6 @@ func waitExit(t *testing.T, ctx context.Context, app *xdisplay.App) (int, string
 		}
 	}
 	return app.Cmd.ProcessState.ExitCode(), app.Output()
-}
-
-// describe lists elements one per line for failure messages.
-func describe(els []Element) string {
-	var b strings.Builder
-	for _, e := range els {
-		fmt.Fprintf(&b, "\n  %s %q text=%q %v %v pid=%d", e.Role, e.Name, e.Text, e.States, e.Bounds, e.PID)
-	}
-	return b.String()
 }
 
 // stdout drops GTK's warnings from zenity's combined output.

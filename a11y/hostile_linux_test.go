@@ -185,7 +185,11 @@ func TestDepthLimit(t *testing.T) {
 func TestMillionChildren(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
-	e := newEnv(t, Options{MaxNodes: 300})
+	e := newEnv(t, Options{MaxNodes: 300, MaxTime: 60 * time.Second})
+	items := make([]string, 1000)
+	for i := range items {
+		items[i] = fmt.Sprintf("item%d", i)
+	}
 	f := startFake(t, ctx, "fake huge", func(f *fakeApp, win image.Rectangle) {
 		f.node = func(p string) (fakeNode, bool) {
 			switch p {
@@ -195,11 +199,7 @@ func TestMillionChildren(t *testing.T) {
 				return fakeNode{name: "Huge", role: roleFrame, ext: win, kids: []string{"list"}}, true
 			case "list":
 				// Claims a million children; only the first thousand exist.
-				kids := make([]string, 1000)
-				for i := range kids {
-					kids[i] = fmt.Sprintf("item%d", i)
-				}
-				return fakeNode{role: 31, ext: win, kids: kids, count: 1_000_000}, true
+				return fakeNode{role: 31, ext: win, kids: items, count: 1_000_000}, true
 			}
 			var i int
 			if _, err := fmt.Sscanf(p, "item%d", &i); err != nil {
@@ -224,7 +224,7 @@ func TestMillionChildren(t *testing.T) {
 	}
 	// Only the rows inside the 300-pixel window are visible.
 	if len(els) == 0 || len(els) > f.window.Dy()/20+1 || els[0].Name != "row 0" {
-		t.Errorf("visible rows:%s", describe(els))
+		t.Errorf("visible rows (note %q):%s", note, describe(els))
 	}
 	for _, el := range els {
 		if !el.Bounds.In(f.window) {

@@ -90,16 +90,11 @@ func (w *walker) readLevel(a *appTree, level []int) ([]int32, error) {
 
 // nextLevel reads the children of the shown nodes of a level and adds the new ones
 // to the tree. A child count beyond the budget left is read index by index, so a
-// container claiming a million children costs only what the budget allows.
+// container claiming a million children costs only what the budget allows. A
+// container that manages its descendants (a list or table view) is asked only for
+// its showing children, with one Collection.GetMatches call.
 func (w *walker) nextLevel(a *appTree, level []int, counts []int32) ([]int, error) {
-	type want struct {
-		parent int
-		got    int
-		list   *[]objRef
-		one    []*objRef
-	}
-	var wants []want
-	var calls []*dcall
+	var wants []*kidsWant
 	cutNodes, cutDepth := false, false
 	for j, i := range level {
 		n := &a.nodes[i]
@@ -111,53 +106,40 @@ func (w *walker) nextLevel(a *appTree, level []int, counts []int32) ([]int, erro
 			cutDepth = true
 			continue
 		}
-		got := w.take(count)
-		if got < count {
-			cutNodes = true
-		}
-		if got == 0 {
-			continue
-		}
-		wt := want{parent: i, got: got}
-		if got == count {
-			wt.list = new([]objRef)
-			calls = append(calls, &dcall{bus: n.ref.bus, path: n.ref.path, method: ifAccessible + ".GetChildren", out: wt.list})
+		managed := n.has(stateManages)
+		wt := &kidsWant{parent: i, count: count,
+			grid:    managed && n.ifaces&ifaceTable != 0 && count > gridMin,
+			showing: managed && n.ifaces&ifaceCollection != 0}
+		if wt.grid || wt.showing {
+			// Only the showing children count against the budget, once known.
+			wt.got = min(count, int(max(w.budget.Load(), 0)))
 		} else {
-			for k := range got {
-				o := new(objRef)
-				wt.one = append(wt.one, o)
-				calls = append(calls, &dcall{bus: n.ref.bus, path: n.ref.path, method: ifAccessible + ".GetChildAtIndex", args: []any{int32(k)}, out: o})
-			}
+			wt.got = w.take(count)
 		}
-		wants = append(wants, wt)
+		cutNodes = cutNodes || wt.got < count
+		if wt.got > 0 {
+			wants = append(wants, wt)
+		}
 	}
-	if err := w.do(calls); err != nil {
+	if err := w.readKids(a, wants); err != nil {
 		return nil, err
 	}
 	var next []int
 	cycle := false
 	for _, wt := range wants {
-		kids := wt.one
-		if wt.list != nil {
-			for k := range *wt.list {
-				kids = append(kids, &(*wt.list)[k])
-			}
-		}
-		p := &a.nodes[wt.parent]
-		for _, k := range kids[:min(len(kids), wt.got)] {
+		for _, k := range wt.kids[:min(len(wt.kids), wt.got)] {
 			r := ref{k.Bus, string(k.Path)}
 			if r.bus == "" || r.path == "" || r.path == "/org/a11y/atspi/null" {
 				continue
 			}
 			if j, seen := a.index[r]; seen {
-				// A child the cache had already is no news; any other object
-				// met again means the tree loops.
-				cycle = cycle || a.nodes[j].parent != wt.parent
+				// A child read already (from the cache, or shared by two
+				// parents) is no news; an ancestor met again is a loop.
+				cycle = cycle || isAncestor(a.nodes, j, wt.parent)
 				continue
 			}
-			i := a.add(node{ref: r, parent: wt.parent, depth: p.depth + 1})
-			p = &a.nodes[wt.parent] // add may have moved the slice
-			p.kids = append(p.kids, i)
+			i := a.add(node{ref: r, parent: wt.parent, depth: a.nodes[wt.parent].depth + 1})
+			a.nodes[wt.parent].kids = append(a.nodes[wt.parent].kids, i)
 			next = append(next, i)
 		}
 	}
@@ -171,4 +153,111 @@ func (w *walker) nextLevel(a *appTree, level []int, counts []int32) ([]int, erro
 		a.cut = append(a.cut, "an object appeared twice in the tree (a cycle); it was read once")
 	}
 	return next, nil
+}
+
+// kidsWant asks for the children of one node.
+type kidsWant struct {
+	parent  int
+	count   int  // its child count
+	got     int  // how many the budget allows
+	showing bool // ask only for the showing ones (Collection.GetMatches)
+	grid    bool // a large table: ask only for the rows in view (gridKids)
+	kids    []objRef
+}
+
+// matchRule is a Collection match rule "states showing and visible", the
+// D-Bus (aiia{ss}iaiiasib): state bit set, ALL; no attributes, roles or interfaces
+// (empty sets match); not inverted.
+type matchRule struct {
+	States     []int32
+	StateMatch int32
+	Attrs      map[string]string
+	AttrMatch  int32
+	Roles      []int32
+	RoleMatch  int32
+	Ifaces     []string
+	IfaceMatch int32
+	Invert     bool
+}
+
+const (
+	matchAll      = 1 // ATSPI_Collection_MATCH_ALL
+	sortCanonical = 1 // ATSPI_Collection_SORT_ORDER_CANONICAL
+)
+
+// readKids reads the children wanted: GetMatches for the showing children of
+// containers that manage descendants (falling back to the plain ways when the
+// application refuses it), GetChildren when the budget allows them all, else
+// GetChildAtIndex for as many as it allows.
+func (w *walker) readKids(a *appTree, wants []*kidsWant) error {
+	rule := matchRule{
+		States:     []int32{1<<stateShowing | 1<<stateVisible, 0},
+		StateMatch: matchAll, Attrs: map[string]string{}, AttrMatch: matchAll,
+		Roles: []int32{}, RoleMatch: matchAll, Ifaces: []string{}, IfaceMatch: matchAll,
+	}
+	for _, wt := range wants {
+		if wt.grid {
+			ok, err := w.gridKids(a, wt)
+			if err != nil {
+				return err
+			}
+			if ok {
+				wt.showing = false
+				continue
+			}
+			wt.grid = false
+			if !wt.showing {
+				wt.got = w.take(wt.got)
+			}
+		}
+	}
+	var calls []*dcall
+	var asked []*kidsWant
+	for _, wt := range wants {
+		if wt.showing && !wt.grid {
+			r := a.nodes[wt.parent].ref
+			calls = append(calls, &dcall{bus: r.bus, path: r.path, method: "org.a11y.atspi.Collection.GetMatches",
+				args: []any{rule, uint32(sortCanonical), int32(wt.got), false}, out: &wt.kids})
+			asked = append(asked, wt)
+		}
+	}
+	if err := w.do(calls); err != nil {
+		return err
+	}
+	for k, wt := range asked {
+		if wt.showing = calls[k].err == nil; wt.showing {
+			wt.got = w.take(len(wt.kids))
+		} else {
+			wt.got = w.take(wt.got)
+		}
+	}
+	calls = calls[:0]
+	type one struct {
+		wt  *kidsWant
+		ref *objRef
+	}
+	var ones []one
+	for _, wt := range wants {
+		if wt.showing || wt.grid {
+			continue
+		}
+		n := &a.nodes[wt.parent]
+		if wt.count <= wt.got {
+			calls = append(calls, &dcall{bus: n.ref.bus, path: n.ref.path, method: ifAccessible + ".GetChildren", out: &wt.kids})
+			continue
+		}
+		for k := range wt.got {
+			o := one{wt, new(objRef)}
+			ones = append(ones, o)
+			calls = append(calls, &dcall{bus: n.ref.bus, path: n.ref.path, method: ifAccessible + ".GetChildAtIndex",
+				args: []any{int32(k)}, out: o.ref})
+		}
+	}
+	if err := w.do(calls); err != nil {
+		return err
+	}
+	for _, o := range ones {
+		o.wt.kids = append(o.wt.kids, *o.ref)
+	}
+	return nil
 }

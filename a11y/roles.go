@@ -59,6 +59,7 @@ const (
 	stateSensitive  = 24
 	stateShowing    = 25
 	stateVisible    = 30
+	stateManages    = 31 // manages-descendants
 )
 
 // Role numbers the walk treats specially.
@@ -143,7 +144,8 @@ func canonical(s string) string {
 
 // ParseRole resolves a role as a model may write it to the set of AT-SPI role names
 // it stands for: an AT-SPI name in any case, with '_', '-' or no spaces ("push
-// button", "PUSH_BUTTON", "pushbutton"), or a friendly alias ("button" = push,
+// button", "PUSH_BUTTON", "pushbutton"; a spelling with a separator is that role
+// alone), or a friendly alias ("button" = push,
 // toggle and menu buttons; "checkbox"; "textbox", "entry" or "input" = the text
 // fields; "combobox"; "menuitem"; "tab"; "cell"; "link"; "window" = frames and
 // dialogs; ...). An unknown role is a *QueryError that suggests the closest name.
@@ -151,6 +153,9 @@ func ParseRole(s string) ([]string, error) {
 	c := canonical(s)
 	if c == "" {
 		return nil, &QueryError{Field: "role", Value: s, Msg: "is empty"}
+	}
+	if strings.Contains(c, " ") && slices.Contains(roleNames[1:], c) {
+		return []string{c}, nil
 	}
 	squeezed := strings.ReplaceAll(c, " ", "")
 	if fam, ok := roleAliases[squeezed]; ok {

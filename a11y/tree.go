@@ -15,6 +15,8 @@ const (
 	ifaceComponent ifaceSet = 1 << iota
 	ifaceText
 	ifaceAction
+	ifaceCollection
+	ifaceTable
 )
 
 // ifacesOf maps interface names to an ifaceSet.
@@ -28,6 +30,10 @@ func ifacesOf(names []string) ifaceSet {
 			s |= ifaceText
 		case "Action":
 			s |= ifaceAction
+		case "Collection":
+			s |= ifaceCollection
+		case "Table":
+			s |= ifaceTable
 		}
 	}
 	return s
@@ -66,6 +72,31 @@ type kept struct {
 	i      int             // index in the app's nodes
 	bounds image.Rectangle // visible part, root coordinates
 	window int             // index of its top-level ancestor (depth 1)
+}
+
+// clipAt returns the part of display where node i's descendants can show: display
+// clipped by the extents of i and of its clipping ancestors.
+func clipAt(nodes []node, i int, display image.Rectangle) image.Rectangle {
+	r := display
+	if n := &nodes[i]; n.hasExt {
+		r = r.Intersect(n.ext)
+	}
+	for j, hops := nodes[i].parent, 0; j >= 0 && hops < len(nodes); j, hops = nodes[j].parent, hops+1 {
+		if n := &nodes[j]; n.hasExt && clips(n.role) {
+			r = r.Intersect(n.ext)
+		}
+	}
+	return r
+}
+
+// isAncestor reports whether node j is node i or one of its ancestors.
+func isAncestor(nodes []node, j, i int) bool {
+	for hops := 0; i >= 0 && hops <= len(nodes); i, hops = nodes[i].parent, hops+1 {
+		if i == j {
+			return true
+		}
+	}
+	return false
 }
 
 // extentsRect converts AT-SPI extents to a rectangle; ok is false for the values

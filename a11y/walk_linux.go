@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"image"
 	"slices"
 	"sync/atomic"
 
@@ -18,6 +19,7 @@ type walker struct {
 	caller context.Context // the caller's context: its end is cancellation
 	ctx    context.Context // caller's context plus o.MaxTime: its end is "time up"
 	budget atomic.Int64    // objects that may still be read
+	bounds image.Rectangle // the display, root coordinates
 }
 
 // take reserves up to n objects of the budget and returns how many it got.

@@ -51,6 +51,8 @@ func TestEntryTyped(t *testing.T) {
 		t.Fatalf("field %+v", field)
 	}
 	e.click(t, ctx, field)
+	e.waitFor(t, ctx, app, Query{Name: "your name", Role: "textbox"}, "field focused after the click",
+		func(el Element) bool { return el.Has("focused") })
 	const typed = "Grüße 東京 42"
 	e.typeText(t, ctx, typed)
 	// The tree now holds what was typed.
@@ -105,6 +107,10 @@ func TestFormsFields(t *testing.T) {
 			t.Errorf("field %q has role %q, want %q", v.field, f.Role, v.role)
 		}
 		e.click(t, ctx, f)
+		// GTK may handle keys queued right behind the click before it moves the
+		// focus; a person (and the agent's settle step) waits for the caret.
+		e.waitFor(t, ctx, app, Query{Name: v.field, Exact: true, Role: "textbox"}, v.field+" focused after the click",
+			func(el Element) bool { return el.Has("focused") })
 		e.typeText(t, ctx, v.typed)
 	}
 	e.waitFor(t, ctx, app, Query{Name: "city", Role: "entry"}, "City field holds what was typed",
