@@ -207,6 +207,7 @@ func (c *Client) plan(apps []registered, note *Note) ([]plan, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.forget(apps)
 	var out []plan
 	for _, a := range apps {
 		p := plan{registered: a}
@@ -219,15 +220,31 @@ func (c *Client) plan(apps []registered, note *Note) ([]plan, error) {
 			continue
 		}
 		if t, ok := c.hung[a.root.bus]; ok {
-			if ago := time.Since(t); ago < c.o.HungRetry {
-				p.hungAgo = max(ago, time.Nanosecond)
-			} else {
-				delete(c.hung, a.root.bus)
-			}
+			p.hungAgo = max(time.Since(t), time.Nanosecond)
 		}
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// forget drops what the client remembers of applications no longer registered
+// and hung marks that expired, so a long run keeps no more than the live
+// applications. Called with c.mu held.
+func (c *Client) forget(apps []registered) {
+	live := make(map[string]bool, len(apps))
+	for _, a := range apps {
+		live[a.root.bus] = true
+	}
+	for bus, t := range c.hung {
+		if !live[bus] || time.Since(t) >= c.o.HungRetry {
+			delete(c.hung, bus)
+		}
+	}
+	for bus := range c.big {
+		if !live[bus] {
+			delete(c.big, bus)
+		}
+	}
 }
 
 // matchesWindow reports whether extents r are those of one of the windows (client

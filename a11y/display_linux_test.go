@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"net"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -190,6 +192,66 @@ func TestBadQuery(t *testing.T) {
 		var qe *QueryError
 		if !errors.As(err, &qe) || qe.Suggestion != tc.hint {
 			t.Errorf("Elements(%+v) = %v, want a QueryError suggesting %q", tc.q, err, tc.hint)
+		}
+	}
+}
+
+// TestDiscovery: a stale $AT_SPI_BUS_ADDRESS is passed over for the display's own
+// bus; on a display without the root property the variable alone finds the bus.
+func TestDiscovery(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	addr, err := launcherAddress(ctx, os.Getenv("DBUS_SESSION_BUS_ADDRESS"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("stale variable", func(t *testing.T) {
+		t.Setenv("AT_SPI_BUS_ADDRESS", "unix:path=/nonexistent/stale-bus")
+		c, err := Connect(ctx, Options{CallTimeout: 200 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+	})
+	t.Run("variable only", func(t *testing.T) {
+		bare, err := xdisplay.Start(ctx, xdisplay.Options{NoWindowManager: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer bare.Close()
+		t.Setenv("XAUTHORITY", bare.XAuthority)
+		t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
+		t.Setenv("AT_SPI_BUS_ADDRESS", addr)
+		c, err := Connect(ctx, Options{XDisplay: bare.Name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if _, note, err := c.Elements(ctx, Query{}); err != nil || note.Apps != 0 {
+			t.Errorf("a display without windows: %v, note %+v", err, note)
+		}
+	})
+}
+
+// TestConcurrentElements: one client used from several goroutines at once.
+func TestConcurrentElements(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	e := newEnv(t, Options{})
+	app := e.zenity(t, ctx, "--question", "--title", "Many", "--text", "Concurrent?")
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			els, _, err := e.c.Elements(ctx, Query{Name: "yes", Role: "button"})
+			if err == nil && (len(els) != 1 || els[0].PID != app.Cmd.Process.Pid) {
+				err = fmt.Errorf("got %d elements:%s", len(els), describe(els))
+			}
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
 		}
 	}
 }
