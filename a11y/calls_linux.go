@@ -28,6 +28,7 @@ type appError struct {
 	hung   bool
 }
 
+// Error returns the reason, in words for the model.
 func (e *appError) Error() string { return e.reason }
 
 // errTimeUp says the walk's time limit passed.

@@ -194,6 +194,7 @@ type UnavailableError struct {
 	Err error
 }
 
+// Error says why, and tells the model to use find_text instead.
 func (e *UnavailableError) Error() string {
 	msg := "accessibility tree unavailable: " + e.Reason
 	if e.Err != nil {
@@ -220,6 +221,7 @@ type QueryError struct {
 	Suggestion string
 }
 
+// Error says what is wrong with the query and lists what is accepted.
 func (e *QueryError) Error() string {
 	msg := fmt.Sprintf("find_elements: %s %q %s", e.Field, e.Value, e.Msg)
 	if e.Suggestion != "" {

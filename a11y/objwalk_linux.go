@@ -185,31 +185,42 @@ const (
 	sortCanonical = 1 // ATSPI_Collection_SORT_ORDER_CANONICAL
 )
 
-// readKids reads the children wanted: GetMatches for the showing children of
-// containers that manage descendants (falling back to the plain ways when the
-// application refuses it), GetChildren when the budget allows them all, else
-// GetChildAtIndex for as many as it allows.
+// readKids reads the children wanted: the rows in view of large tables (gridKids),
+// the showing children of other containers that manage their descendants
+// (Collection.GetMatches), and the plain way for the rest and for containers that
+// refuse those.
 func (w *walker) readKids(a *appTree, wants []*kidsWant) error {
+	for _, wt := range wants {
+		if !wt.grid {
+			continue
+		}
+		ok, err := w.gridKids(a, wt)
+		if err != nil {
+			return err
+		}
+		if ok {
+			wt.showing = false
+			continue
+		}
+		wt.grid = false
+		if !wt.showing {
+			wt.got = w.take(wt.got)
+		}
+	}
+	if err := w.showingKids(a, wants); err != nil {
+		return err
+	}
+	return w.plainKids(a, wants)
+}
+
+// showingKids asks the containers marked showing for their showing children with
+// one Collection.GetMatches each; the children returned are taken from the budget.
+// A container that refuses is unmarked, for plainKids.
+func (w *walker) showingKids(a *appTree, wants []*kidsWant) error {
 	rule := matchRule{
 		States:     []int32{1<<stateShowing | 1<<stateVisible, 0},
 		StateMatch: matchAll, Attrs: map[string]string{}, AttrMatch: matchAll,
 		Roles: []int32{}, RoleMatch: matchAll, Ifaces: []string{}, IfaceMatch: matchAll,
-	}
-	for _, wt := range wants {
-		if wt.grid {
-			ok, err := w.gridKids(a, wt)
-			if err != nil {
-				return err
-			}
-			if ok {
-				wt.showing = false
-				continue
-			}
-			wt.grid = false
-			if !wt.showing {
-				wt.got = w.take(wt.got)
-			}
-		}
 	}
 	var calls []*dcall
 	var asked []*kidsWant
@@ -231,12 +242,18 @@ func (w *walker) readKids(a *appTree, wants []*kidsWant) error {
 			wt.got = w.take(wt.got)
 		}
 	}
-	calls = calls[:0]
+	return nil
+}
+
+// plainKids reads the children of the remaining wants: GetChildren when the
+// budget allows them all, else GetChildAtIndex for as many as it allows.
+func (w *walker) plainKids(a *appTree, wants []*kidsWant) error {
 	type one struct {
 		wt  *kidsWant
 		ref *objRef
 	}
 	var ones []one
+	var calls []*dcall
 	for _, wt := range wants {
 		if wt.showing || wt.grid {
 			continue

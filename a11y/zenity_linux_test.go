@@ -2,9 +2,15 @@ package a11y
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"deskpilot/actions"
 )
 
 // The tests in this file find controls of real GTK 3 dialogs (zenity) through the
@@ -123,6 +129,50 @@ func TestFormsFields(t *testing.T) {
 	e.click(t, ctx, e.find(t, ctx, app, Query{Name: "OK", Exact: true}))
 	code, out := waitExit(t, ctx, app)
 	if want := "Ada|hunter2|Zürich"; code != 0 || stdout(out) != want {
+		t.Errorf("zenity exited %d printing %q, want 0 and %q", code, stdout(out), want)
+	}
+}
+
+// TestFileChooserRows: a file chooser lists 300 files in a tree view that holds
+// thousands of cells; only the rows in view are read, and double-clicking a file's
+// cell chooses it.
+func TestFileChooserRows(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	dir := t.TempDir()
+	for i := range 300 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("file-%03d.txt", i)), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := newEnv(t, Options{})
+	app := e.zenity(t, ctx, "--file-selection", "--title", "Choose", "--filename", dir+"/")
+	file := e.waitFor(t, ctx, app, Query{Name: "file-003.txt", Exact: true, Role: "cell"}, "file-003.txt listed",
+		func(Element) bool { return true })
+	els, note, err := e.c.Elements(ctx, Query{Role: "cell"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if note.Nodes > 1000 {
+		t.Errorf("read %d objects: the whole list, not the rows in view", note.Nodes)
+	}
+	for _, el := range els {
+		if el.Name == "file-250.txt" {
+			t.Errorf("a row far below the view came back: %+v", el)
+		}
+		if !el.Bounds.In(e.c.bounds) || el.Bounds.Empty() {
+			t.Errorf("cell %q at %v is not on the display", el.Name, el.Bounds)
+		}
+	}
+	if !slices.ContainsFunc(els, func(el Element) bool { return el.Name == "file-000.txt" }) {
+		t.Errorf("the first row is missing:%s", describe(els))
+	}
+	p := file.Center()
+	if err := e.bot.Click(ctx, actions.Point{X: p.X, Y: p.Y}, actions.Left, 2); err != nil {
+		t.Fatal(err)
+	}
+	code, out := waitExit(t, ctx, app)
+	if want := filepath.Join(dir, "file-003.txt"); code != 0 || stdout(out) != want {
 		t.Errorf("zenity exited %d printing %q, want 0 and %q", code, stdout(out), want)
 	}
 }
