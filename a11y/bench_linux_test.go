@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -38,6 +39,7 @@ func BenchmarkElements(b *testing.B) {
 			defer a.Stop()
 			e.waitAppB(b, ctx, a.Cmd.Process.Pid)
 			time.Sleep(time.Second) // let the chooser fill its list
+			b.Run("peer-pyatspi", func(b *testing.B) { peerWalk(b, ctx, e) })
 			for _, mode := range []string{"cache", "objects"} {
 				b.Run(mode, func(b *testing.B) {
 					els, note, err := e.c.Elements(ctx, Query{})
@@ -59,10 +61,34 @@ func BenchmarkElements(b *testing.B) {
 						}
 						n = len(els)
 					}
+					b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/walk")
 					b.ReportMetric(float64(n), "elements")
 					b.ReportMetric(float64(note.Nodes), "objects")
 				})
 			}
 		})
 	}
+}
+
+// peerWalk runs the same walk through libatspi (testdata/pyatspi_walk.py, the way
+// OSWorld's harness reads the tree) in one Python process and reports its median
+// time per walk; Python's start-up is not counted.
+func peerWalk(b *testing.B, ctx context.Context, e *env) {
+	if _, err := os.Stat("/usr/lib/python3/dist-packages/pyatspi"); err != nil {
+		b.Skip("python3-pyatspi is not installed")
+	}
+	for b.Loop() {
+	}
+	iters := strconv.Itoa(max(b.N, 5))
+	out, err := e.d.Command(ctx, "/usr/bin/python3", "testdata/pyatspi_walk.py", iters).CombinedOutput()
+	if err != nil {
+		b.Fatalf("pyatspi walk: %v\n%s", err, out)
+	}
+	var secs float64
+	var objects int
+	if _, err := fmt.Sscan(string(out), &secs, &objects); err != nil {
+		b.Fatalf("pyatspi walk output %q: %v", out, err)
+	}
+	b.ReportMetric(secs*1000, "ms/walk")
+	b.ReportMetric(float64(objects), "objects")
 }
