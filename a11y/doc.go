@@ -34,13 +34,14 @@
 // (Component.GetAccessibleAtPoint, then the cell's row); other such containers for
 // their showing children (Collection.GetMatches).
 //
-// Bounds: Options.MaxDepth, MaxNodes and MaxTime cut a walk (the Note says where);
-// every call has Options.CallTimeout, and an application that lets one expire is
-// skipped (and not asked again for a while, so a hung application costs one timeout,
-// not one per query); an application that vanishes mid-walk (its name leaves the bus)
-// is skipped; an object reached twice is a cycle and is not followed again.
+// Bounds: Options.MaxDepth, MaxNodes and MaxTime cut a walk (the Note says where,
+// and what was read by then is returned); an application from which no reply
+// arrives for Options.CallTimeout is hung: it is skipped, and not asked again for
+// Options.HungRetry, so a hung application costs one timeout, not one per query; an
+// application that vanishes mid-walk (its name leaves the bus) is skipped; an
+// object met again under its own descendants is a cycle and is not followed again.
 // Cancelling ctx ends a walk at once with ctx's error. Replies are capped by godbus
-// at 128 MiB each; the kept elements by MaxNodes.
+// at 128 MiB each; the objects read by MaxNodes.
 //
 // # Which elements
 //

@@ -97,8 +97,9 @@ type Options struct {
 	// MaxTime bounds one Elements call; what was read by then is returned with a
 	// Note. 0 means 3 s.
 	MaxTime time.Duration
-	// CallTimeout bounds each D-Bus call; an application that lets one expire is
-	// skipped, and skipped without asking for HungRetry after that. 0 means 1 s.
+	// CallTimeout is how long an application may leave calls unanswered (no reply
+	// at all) before it counts as hung: it is skipped, and skipped without asking
+	// for HungRetry after that. 0 means 1 s.
 	CallTimeout time.Duration
 	// HungRetry is how long an application that did not answer is skipped before it
 	// is asked again; 0 means 15 s.
