@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
 	"net"
 	"os"
 	"path/filepath"
@@ -253,5 +254,36 @@ func TestConcurrentElements(t *testing.T) {
 		if err := <-errs; err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestWindowWithoutPID: a window that does not say which process owns it is
+// matched to an application by geometry: the application whose top-level has that
+// window's extents is read, one whose top-level is elsewhere is not.
+func TestWindowWithoutPID(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	e := newEnv(t, Options{})
+	win := fakeWindow(t, ctx, "no pid here", false)
+	startFakeOn(t, ctx, win, func(f *fakeApp, win image.Rectangle) {
+		f.node = staticTree(simpleTree(win, "Matched"))
+	})
+	elsewhere := image.Rect(700, 500, 900, 700)
+	startFakeOn(t, ctx, elsewhere, func(f *fakeApp, _ image.Rectangle) {
+		f.node = staticTree(simpleTree(elsewhere, "Unmatched"))
+	})
+	els, note, err := e.c.Elements(ctx, Query{Role: "button"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := make([]string, len(els))
+	for i, el := range els {
+		names[i] = el.Name
+	}
+	if !slices.Contains(names, "Matched") || slices.Contains(names, "Unmatched") {
+		t.Errorf("buttons %q, want Matched and not Unmatched", names)
+	}
+	if note.OtherDisplay < 1 {
+		t.Errorf("note %+v does not count the unmatched app", note)
 	}
 }

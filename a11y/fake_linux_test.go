@@ -54,7 +54,12 @@ type fakeApp struct {
 // "root" is the application) built by build from its window's rectangle.
 func startFake(t *testing.T, ctx context.Context, title string, configure func(f *fakeApp, win image.Rectangle)) *fakeApp {
 	t.Helper()
-	win := fakeWindow(t, ctx, title)
+	return startFakeOn(t, ctx, fakeWindow(t, ctx, title, true), configure)
+}
+
+// startFakeOn starts a fake application whose tree configure builds around win.
+func startFakeOn(t *testing.T, ctx context.Context, win image.Rectangle, configure func(f *fakeApp, win image.Rectangle)) *fakeApp {
+	t.Helper()
 	addr, err := launcherAddress(ctx, os.Getenv("DBUS_SESSION_BUS_ADDRESS"))
 	if err != nil {
 		t.Fatal(err)
@@ -195,9 +200,9 @@ func (f *fakeApp) export(t *testing.T) {
 	}
 }
 
-// fakeWindow maps an X window titled title whose _NET_WM_PID is this process and
-// returns its client area once the window manager shows it.
-func fakeWindow(t *testing.T, ctx context.Context, title string) image.Rectangle {
+// fakeWindow maps an X window titled title, with _NET_WM_PID set to this process
+// when withPID, and returns its client area once the window manager shows it.
+func fakeWindow(t *testing.T, ctx context.Context, title string, withPID bool) image.Rectangle {
 	t.Helper()
 	c, err := xconn.Dial("")
 	if err != nil {
@@ -225,9 +230,11 @@ func fakeWindow(t *testing.T, ctx context.Context, title string) image.Rectangle
 		}
 	}
 	setProp("WM_NAME", xproto.AtomString, 8, []byte(title))
-	pid := make([]byte, 4)
-	xgb.Put32(pid, uint32(os.Getpid()))
-	setProp("_NET_WM_PID", xproto.AtomCardinal, 32, pid)
+	if withPID {
+		pid := make([]byte, 4)
+		xgb.Put32(pid, uint32(os.Getpid()))
+		setProp("_NET_WM_PID", xproto.AtomCardinal, 32, pid)
+	}
 	if err := xproto.MapWindowChecked(c, wid).Check(); err != nil {
 		t.Fatal(err)
 	}
