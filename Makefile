@@ -36,16 +36,25 @@ build: deps
 run: build
 	./$(BIN)
 
-## test: set up, vet, and run every test with the race detector on private X displays
-test: deps vet
+## test: set up, lint, and run every test with the race detector on private X displays
+test: deps lint
 	$(GO) test -race -count=1 -timeout 40m $(PKGS)
 
 vet:
 	$(GO) vet $(PKGS)
 
-## lint: gofmt check + vet
+STATICCHECK_VERSION := v0.8.2
+STATICCHECK := $(shell $(GO) env GOPATH)/bin/staticcheck
+
+## lint: vet, gofmt, go mod tidy leaves no diff, staticcheck, and the import
+## directions of docs/architecture.md (internal/archtest)
 lint: vet
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) mod tidy -diff
+	@[ -x $(STATICCHECK) ] && $(STATICCHECK) -version | grep -q $(STATICCHECK_VERSION:v%=%) || \
+	  $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	$(STATICCHECK) $(PKGS)
+	$(GO) test -count=1 ./internal/archtest/
 
 ## bench: Go benchmarks, then deskpilot against the peer pipelines (docs/benchmarks.md)
 bench: build

@@ -1,4 +1,4 @@
-// Package agent owns the loop of DESIGN.md §3: it shows a vision model the screen,
+// Package agent owns the loop (docs/architecture.md, "one step"): it shows a vision model the screen,
 // runs the Starlark program the model answers with, observes the effect, and repeats
 // until the model calls final_answer, the step limit is reached, or the run is
 // stopped. It emits typed Events for the UI and records the run as a trace; it never
@@ -6,6 +6,8 @@
 package agent
 
 import (
+	"deskpilot/actions"
+
 	"context"
 	"errors"
 	"fmt"
@@ -45,6 +47,11 @@ type Agent struct {
 	// Secrets are the values type_secret may type, by name. They never reach the
 	// model, a log or the trace.
 	Secrets map[string]string
+	// Redact are more values the trace never shows (the API key).
+	Redact []string
+	// Launch starts a program on the target desktop, detached, and returns its
+	// process id (launch, open_url); nil = programs cannot be started.
+	Launch func(name string, args ...string) (int, error)
 	// OwnWindows returns deskpilot's own windows in root coordinates; they are masked
 	// out of screenshots and clicks into them are refused. nil = none.
 	OwnWindows func() []image.Rectangle
@@ -180,7 +187,7 @@ type observation struct {
 }
 
 // describeActions renders the action log for the observation.
-func describeActions(acts []script.Action) string {
+func describeActions(acts []actions.Record) string {
 	if len(acts) == 0 {
 		return ""
 	}
@@ -200,12 +207,4 @@ func describeActions(acts []script.Action) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
-}
-
-// eventAction converts an action of the script's log for the events.
-func eventAction(x script.Action) Action {
-	return Action{
-		Name: x.Name, Args: x.Args, Model: x.Model, Screen: x.Screen, To: x.To,
-		Start: x.Start, Duration: x.Duration, Result: x.Result, Error: x.Error,
-	}
 }

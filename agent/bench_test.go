@@ -8,6 +8,7 @@ import (
 
 	"deskpilot/agent"
 	"deskpilot/agent/llm/llmtest"
+	"deskpilot/internal/config"
 )
 
 // BenchmarkStepOverhead measures what a step costs besides the model: parse, run the
@@ -20,7 +21,7 @@ func BenchmarkStepOverhead(b *testing.B) {
 		replies = append(replies, code(fmt.Sprintf("move(%d, %d)", 100+i%500, 100+i%300)))
 	}
 	replies = append(replies, code("final_answer(\"done\")"))
-	r := newRig(b, agent.Config{MaxSteps: steps + 1}, replies...)
+	r := newRig(b, config.Settings{MaxSteps: steps + 1}, replies...)
 	var overhead []time.Duration
 	var model time.Duration
 	r.events.onEvent(func(e agent.Event) {
@@ -53,7 +54,7 @@ func BenchmarkPromptGrowth(b *testing.B) {
 			replies = append(replies, code(fmt.Sprintf("print(%d)", i)))
 		}
 		replies = append(replies, code("final_answer(\"done\")"))
-		r := newRig(b, agent.Config{MaxSteps: 50}, replies...)
+		r := newRig(b, config.Settings{MaxSteps: 50}, replies...)
 		if fin := r.agent.Run(b.Context(), "growth", r.hooks()); fin.Outcome != agent.Answered {
 			b.Fatalf("run ended %s: %s", fin.Outcome, fin.Error)
 		}

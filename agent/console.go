@@ -33,7 +33,7 @@ func (a *Agent) NewConsole(ctx context.Context, task string) (*Console, error) {
 		return nil, err
 	}
 	r.disp.emit(RunStarted{Task: task, Model: "console", MaxSteps: 0, Screen: a.Display,
-		ImageSize: r.mapper.Image, CoordMode: r.cfg.CoordMode, TraceDir: r.traceDir(), Time: r.started})
+		ImageSize: r.mapper.Image, CoordMode: string(r.mapper.Mode), TraceDir: r.traceDir(), Time: r.started})
 	if v, err := r.observe(first); err == nil {
 		r.disp.emit(v.observed(0, "The screen when the console opened."))
 	}
@@ -80,7 +80,7 @@ func (c *Console) Exec(ctx context.Context, code string, h Hooks) error {
 	r.disp.emit(CodeParsed{Step: r.step, Code: code})
 	res := r.exec.Exec(ctx, code)
 	for _, x := range res.Actions {
-		r.disp.emit(ActionDone{Step: r.step, Action: eventAction(x)})
+		r.disp.emit(ActionDone{Step: r.step, Action: x})
 	}
 	if _, err := r.observeStep(ctx, res, nil, start); err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 
 	"deskpilot/agent"
 	"deskpilot/agent/llm/llmtest"
+	"deskpilot/internal/config"
 )
 
 // TestFillFormEndToEnd: a scripted model fills in a real Tk form and saves it, using
@@ -27,7 +28,7 @@ func TestFillFormEndToEnd(t *testing.T) {
 			// clicks in different fields never fall inside Tk's double-click interval
 			// (Tk, unlike GTK and Qt, ignores the distance between the clicks).
 			think := func() { time.Sleep(600 * time.Millisecond) }
-			r := newRig(t, agent.Config{CoordMode: mode},
+			r := newRig(t, config.Settings{CoordMode: mode},
 				llmtest.Reply{Func: func(req llmtest.Request) string {
 					return fmt.Sprintf("Thought: click the name field and type.\n```python\nclick(%s)\ntype_text(%q)\n```",
 						clickAt(t, form, "name", req, mode), name)

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"deskpilot/actions"
+
 	"image"
 	"time"
 )
@@ -19,26 +21,13 @@ type Usage struct {
 // Outcome says how a run ended.
 type Outcome string
 
-// The outcomes of a run; they map to the CLI exit codes of DESIGN.md §7.
+// The outcomes of a run; they map to the CLI exit codes (README: exit codes).
 const (
 	Answered  Outcome = "answered"  // final_answer was called (exit 0)
 	Failed    Outcome = "failed"    // a fatal error stopped the run (exit 1)
 	MaxSteps  Outcome = "max_steps" // the step limit was reached (exit 3)
 	Cancelled Outcome = "cancelled" // the person stopped it (exit 130)
 )
-
-// Action is one primitive the script executed, in both coordinate spaces.
-type Action struct {
-	Name     string        // builtin name, e.g. "click"
-	Args     string        // arguments as the model wrote them, secrets redacted
-	Model    *[2]float64   // model coordinates, when the primitive has a point
-	Screen   *[2]int       // screen pixels (root coordinates), when it has a point
-	To       *[2]int       // second screen point (drag), when it has one
-	Start    time.Time     // when it began
-	Duration time.Duration // how long it took
-	Result   string        // short result text
-	Error    string        // non-empty when it failed
-}
 
 // RunStarted opens a run.
 type RunStarted struct {
@@ -86,7 +75,7 @@ type CodeParsed struct {
 // ActionDone reports one executed primitive.
 type ActionDone struct {
 	Step   int
-	Action Action
+	Action actions.Record
 }
 
 // Observed is what the model will be told after a step: printed output, errors and the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"image"
-	"strings"
 	"sync"
 	"time"
 
@@ -21,15 +20,20 @@ type Input interface {
 }
 
 // trackedInput wraps the input to know where the agent left the pointer and when it
-// last acted, so input from a person can be told apart (takeover, DESIGN.md §9).
+// last acted, so input from a person can be told apart (takeover).
 type trackedInput struct {
 	Input
 	cursor func() (image.Point, error)
 
+	// answered waits, before keys that follow a click, until the screen shows
+	// the app's answer to the click (see clickAnswered); nil = keyGap only.
+	answered func(ctx context.Context, clicked time.Time) error
+
 	mu      sync.Mutex
 	pointer *image.Point // where the agent's last primitive left the pointer
 	last    time.Time    // when the agent's last primitive ended
-	clicked time.Time    // when the last pointer primitive ended
+	clicked time.Time    // when the last click ended
+	pending bool         // a click no keys have followed yet
 }
 
 // keyGap is the least time between a click and the keys that follow it. Toolkits
@@ -38,11 +42,17 @@ type trackedInput struct {
 // within a millisecond of clicking; the agent waits this long at most.
 const keyGap = 80 * time.Millisecond
 
-// beforeKeys waits out keyGap after a pointer primitive.
+// beforeKeys lets the app answer the last click before keys follow it: at least
+// keyGap, and, when the click changed the screen, until the screen is still.
 func (t *trackedInput) beforeKeys(ctx context.Context) error {
 	t.mu.Lock()
-	wait := keyGap - time.Since(t.clicked)
+	clicked, pending := t.clicked, t.pending
+	t.pending = false
 	t.mu.Unlock()
+	if pending && t.answered != nil {
+		return t.answered(ctx, clicked)
+	}
+	wait := keyGap - time.Since(clicked)
 	if wait <= 0 {
 		return nil
 	}
@@ -56,11 +66,15 @@ func (t *trackedInput) beforeKeys(ctx context.Context) error {
 	}
 }
 
-// pointerDone records the end of a pointer primitive.
-func (t *trackedInput) pointerDone() {
+// pointerDone records the end of a pointer primitive; click says it pressed a
+// button (a click or a drag), which may move the keyboard focus.
+func (t *trackedInput) pointerDone(click bool) {
 	t.settle()
+	if !click {
+		return
+	}
 	t.mu.Lock()
-	t.clicked = time.Now()
+	t.clicked, t.pending = time.Now(), true
 	t.mu.Unlock()
 }
 
@@ -86,22 +100,22 @@ func (t *trackedInput) keysDone() {
 }
 
 func (t *trackedInput) Move(ctx context.Context, p actions.Point) error {
-	defer t.pointerDone()
+	defer t.pointerDone(false)
 	return t.Input.Move(ctx, p)
 }
 
 func (t *trackedInput) Click(ctx context.Context, p actions.Point, b actions.Button, n int) error {
-	defer t.pointerDone()
+	defer t.pointerDone(true)
 	return t.Input.Click(ctx, p, b, n)
 }
 
 func (t *trackedInput) Drag(ctx context.Context, from, to actions.Point) error {
-	defer t.pointerDone()
+	defer t.pointerDone(true)
 	return t.Input.Drag(ctx, from, to)
 }
 
 func (t *trackedInput) Scroll(ctx context.Context, p actions.Point, d actions.Direction, amount int) error {
-	defer t.pointerDone()
+	defer t.pointerDone(false)
 	return t.Input.Scroll(ctx, p, d, amount)
 }
 
@@ -127,6 +141,45 @@ func (t *trackedInput) Type(ctx context.Context, text string) error {
 	}
 	defer t.keysDone()
 	return t.Input.Type(ctx, text)
+}
+
+// clickAnswerTimeout bounds how long keys wait for the screen to answer a click.
+// An app that shows nothing for a click (a field already focused) costs this much
+// once, when keys follow the click in the same block.
+const clickAnswerTimeout = time.Second
+
+// clickAnswered waits until the screen shows an app's answer to the click that
+// ended at clicked: some change since the frame the step started from, then two
+// equal frames in a row; at least keyGap after the click, at most
+// clickAnswerTimeout. Toolkits move the keyboard focus only once they handle the
+// click, and a busy app (a loaded machine) handles it late: keys sent after a
+// fixed gap then land in the widget that had the focus before (seen with Tk
+// under load, where 80 ms was not enough). The focus change shows (a caret, a
+// highlight), so the screen tells when the app has caught up.
+func (r *runState) clickAnswered(ctx context.Context, clicked time.Time) error {
+	before := r.frame
+	ignore := r.ownIgnore()
+	var prev *image.RGBA
+	changed := false
+	for {
+		f, err := r.a.Screen.Capture(ctx)
+		if err != nil {
+			return err
+		}
+		changed = changed || before == nil || !vision.Same(before, f, ignore)
+		since := time.Since(clicked)
+		if since >= clickAnswerTimeout || (changed && since >= keyGap && prev != nil && vision.Same(prev, f, ignore)) {
+			return nil
+		}
+		prev = f
+		tm := time.NewTimer(settleInterval)
+		select {
+		case <-tm.C:
+		case <-ctx.Done():
+			tm.Stop()
+			return ctx.Err()
+		}
+	}
 }
 
 // idleSlack is how much sooner than the agent's last input the X server may report
@@ -156,9 +209,10 @@ func (r *runState) personActed() (string, bool) {
 	return "", false
 }
 
-// guard runs before every input primitive: it pauses on takeover, keeps the agent
-// out of deskpilot's own windows and asks for approval where the policy says so.
-func (r *runState) guard(ctx context.Context, action string, at *vision.ScreenPoint) error {
+// guard runs before every primitive that acts on the desktop: it pauses on
+// takeover, keeps the agent out of deskpilot's own windows and asks for approval
+// where the policy says so.
+func (r *runState) guard(ctx context.Context, g script.Guarded) error {
 	if !r.a.NoTakeover {
 		if reason, ok := r.personActed(); ok {
 			if paused, _ := r.session.control(); paused != nil {
@@ -172,34 +226,20 @@ func (r *runState) guard(ctx context.Context, action string, at *vision.ScreenPo
 		}
 		r.input.settle() // the person's input is theirs: start afresh
 	}
-	if at != nil && r.a.OwnWindows != nil {
-		p := image.Pt(at.X, at.Y)
+	if g.At != nil && r.a.OwnWindows != nil {
+		p := image.Pt(g.At.X, g.At.Y)
 		for _, w := range r.a.OwnWindows() {
 			if p.In(w) {
-				return fmt.Errorf("refused: (%d, %d) on the screen is inside deskpilot's own window (hatched on the screenshot); act on the other windows", at.X, at.Y)
+				return fmt.Errorf("refused: (%d, %d) on the screen is inside deskpilot's own window (hatched on the screenshot); act on the other windows", g.At.X, g.At.Y)
 			}
 		}
 	}
-	if r.needsConfirm("close_combos") && isClosingCombo(action) {
-		if err := r.confirm(ctx, action); err != nil {
-			return err
+	if risk := g.Tool.Risk; risk != "" && r.cfg.Policy.asks(risk) {
+		if risk != script.RiskCloseCombos || (g.Combo != nil && isClosingCombo(*g.Combo)) {
+			return r.confirm(ctx, g.Call)
 		}
 	}
 	return nil
-}
-
-// isClosingCombo reports whether a logged press/hold call uses a combo that closes
-// windows or ends the session.
-func isClosingCombo(action string) bool {
-	if !strings.HasPrefix(action, "press(") && !strings.HasPrefix(action, "hold(") {
-		return false
-	}
-	for _, c := range closingCombos {
-		if strings.Contains(action, `"`+c+`"`) {
-			return true
-		}
-	}
-	return false
 }
 
 // tools assembles the builtins of a run: desktop, control, then the extras.

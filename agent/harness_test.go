@@ -10,13 +10,13 @@ import (
 	"testing"
 	"time"
 
-	"deskpilot/actions/robot"
 	"deskpilot/agent"
 	"deskpilot/agent/llm"
 	"deskpilot/agent/llm/llmtest"
 	"deskpilot/agent/trace"
+	"deskpilot/internal/config"
 	"deskpilot/internal/testapps"
-	"deskpilot/vision/screen"
+	"deskpilot/internal/wiring"
 	"deskpilot/vision/xdisplay"
 )
 
@@ -26,55 +26,50 @@ func TestMain(m *testing.M) {
 	os.Exit(xdisplay.Main(m, xdisplay.Options{Width: 1280, Height: 800}))
 }
 
-// rig is one agent wired to the test display and a scripted model.
+// rig is one agent wired (internal/wiring, as every run is) to the test display
+// and a scripted model.
 type rig struct {
 	t      testing.TB
 	srv    *llmtest.Server
-	sc     *screen.Screen
-	rb     *robot.Robot
+	ready  *wiring.Ready
 	agent  *agent.Agent
 	events *eventLog
 	traces string
 }
 
-// newRig wires an agent; cfg's zero fields take test-friendly values.
-func newRig(t testing.TB, cfg agent.Config, replies ...llmtest.Reply) *rig {
+// newRig wires an agent from settings whose zero fields take test-friendly values.
+func newRig(t testing.TB, s config.Settings, replies ...llmtest.Reply) *rig {
 	t.Helper()
-	sc, err := screen.Open("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sc.Close() })
-	bounds := image.Rect(0, 0, 1280, 800)
-	rb, err := robot.New(os.Getenv("DISPLAY"), bounds)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = rb.ReleaseAll() })
 	srv := llmtest.New(t, replies...)
 	traces := t.TempDir()
 	if keep := os.Getenv("DESKPILOT_KEEP_TRACES"); keep != "" {
 		traces = keep // to look at a test's traces afterwards
 	}
-	cfg.BaseURL, cfg.Model, cfg.TraceDir = srv.URL, "scripted-vlm", traces
-	cfg.APIKeyEnv = "DESKPILOT_TEST_KEY"
-	if cfg.MaxSteps == 0 {
-		cfg.MaxSteps = 8
+	s.BaseURL, s.Model, s.TraceDir = srv.URL, "scripted-vlm", traces
+	s.APIKeyEnv = "DESKPILOT_TEST_KEY"
+	if s.MaxSteps == 0 {
+		s.MaxSteps = 8
 	}
-	if cfg.TimeoutSec == 0 {
-		cfg.TimeoutSec = 20
+	if s.TimeoutSec == 0 {
+		s.TimeoutSec = 20
 	}
 	t.Setenv("DESKPILOT_TEST_KEY", "sk-test-secret-key-123")
-	client := llm.New(llm.Config{BaseURL: cfg.BaseURL, Model: cfg.Model, APIKey: cfg.APIKey(),
-		Timeout: time.Duration(cfg.TimeoutSec) * time.Second, MaxRetries: cfg.Retries,
-		Backoff: 10 * time.Millisecond})
-	r := &rig{t: t, srv: srv, sc: sc, rb: rb, events: &eventLog{}, traces: traces}
-	r.agent = &agent.Agent{
-		Config: cfg, Model: client, Screen: sc.Region(bounds), Cursor: sc.Cursor, Idle: sc.IdleTime,
-		Input: rb, Display: bounds, DisplayCount: 1,
-		Secrets: map[string]string{"password": "hunter2-Secret"},
+	cfg, err := config.Resolve(s)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return r
+	ready, err := wiring.Open(t.Context(), cfg, wiring.Options{
+		Secrets: map[string]string{"password": "hunter2-Secret"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ready.Close() })
+	// The one deviation from production wiring: retries back off in
+	// milliseconds, not seconds, so fault tests stay short.
+	ready.Agent.Model = llm.New(llm.Config{BaseURL: cfg.BaseURL, Model: cfg.Model, APIKey: cfg.APIKey(nil),
+		Timeout: cfg.Timeout(), MaxRetries: cfg.Retries, Backoff: 10 * time.Millisecond})
+	return &rig{t: t, srv: srv, ready: ready, agent: ready.Agent, events: &eventLog{}, traces: traces}
 }
 
 // run runs the task to its end with an event log and auto-approval.

@@ -12,10 +12,11 @@ import (
 	"deskpilot/actions/robot"
 	"deskpilot/agent"
 	"deskpilot/agent/llm/llmtest"
+	"deskpilot/internal/config"
 )
 
 func TestStatePersistsAcrossSteps(t *testing.T) {
-	r := newRig(t, agent.Config{},
+	r := newRig(t, config.Settings{},
 		code("x = 41\ndef inc(v):\n    return v + 1\nseen = [x]"),
 		code("seen.append(inc(x))\nprint(seen)"),
 		code("final_answer(str(inc(seen[-1]) - 1))"),
@@ -30,7 +31,7 @@ func TestStatePersistsAcrossSteps(t *testing.T) {
 }
 
 func TestFinalAnswerInNestedFunction(t *testing.T) {
-	r := newRig(t, agent.Config{},
+	r := newRig(t, config.Settings{},
 		code("def inner():\n    final_answer(\"deep\")\n    print(\"never printed\")\ndef outer():\n    inner()\n    fail(\"not reached\")\nouter()"),
 	)
 	fin := r.run("nested")
@@ -40,7 +41,7 @@ func TestFinalAnswerInNestedFunction(t *testing.T) {
 }
 
 func TestErrorIsShownAndNextStepRecovers(t *testing.T) {
-	r := newRig(t, agent.Config{},
+	r := newRig(t, config.Settings{},
 		code("print(\"before the error\")\nx = 1 // 0"),
 		code("final_answer(\"recovered\")"),
 	)
@@ -57,7 +58,7 @@ func TestErrorIsShownAndNextStepRecovers(t *testing.T) {
 }
 
 func TestNoCodeBlockGetsFormatHelp(t *testing.T) {
-	r := newRig(t, agent.Config{},
+	r := newRig(t, config.Settings{},
 		llmtest.Reply{Text: "Thought: I am done, the final answer is 7."},
 		code("final_answer(\"7\")"),
 	)
@@ -72,7 +73,7 @@ func TestNoCodeBlockGetsFormatHelp(t *testing.T) {
 }
 
 func TestRepeatedCodeIsFlagged(t *testing.T) {
-	r := newRig(t, agent.Config{},
+	r := newRig(t, config.Settings{},
 		code("move(10, 10)"),
 		code("move(10, 10)"),
 		code("final_answer(\"done\")"),
@@ -87,7 +88,7 @@ func TestRepeatedCodeIsFlagged(t *testing.T) {
 }
 
 func TestStepLimitAsksForAnswer(t *testing.T) {
-	r := newRig(t, agent.Config{MaxSteps: 3},
+	r := newRig(t, config.Settings{MaxSteps: 3},
 		code("print(1)"), code("print(2)"), code("print(3)"),
 		llmtest.Reply{Text: "My best guess is 3."},
 	)
@@ -119,7 +120,7 @@ func TestRequestSizeStaysFlat(t *testing.T) {
 		replies = append(replies, code("print(\"step\")"))
 	}
 	replies = append(replies, code("final_answer(\"ok\")"))
-	r := newRig(t, agent.Config{MaxSteps: 30, KeepImages: 3}, replies...)
+	r := newRig(t, config.Settings{MaxSteps: 30, KeepImages: 3}, replies...)
 	if fin := r.run("long run"); fin.Outcome != agent.Answered {
 		t.Fatalf("got %s (%s)", fin.Outcome, fin.Error)
 	}
@@ -134,7 +135,7 @@ func TestRequestSizeStaysFlat(t *testing.T) {
 }
 
 func TestCancelMidStream(t *testing.T) {
-	r := newRig(t, agent.Config{}, llmtest.Reply{
+	r := newRig(t, config.Settings{}, llmtest.Reply{
 		Text:  "Thought: " + strings.Repeat("thinking slowly ", 400) + "\n```python\nfinal_answer(\"x\")\n```",
 		Delay: 50 * time.Millisecond,
 	})
@@ -159,7 +160,7 @@ func TestCancelMidStream(t *testing.T) {
 }
 
 func TestCancelMidWait(t *testing.T) {
-	r := newRig(t, agent.Config{}, code("print(\"waiting\")\nwait(30)\nfinal_answer(\"too late\")"))
+	r := newRig(t, config.Settings{}, code("print(\"waiting\")\nwait(30)\nfinal_answer(\"too late\")"))
 	s := r.agent.Start(t.Context(), "wait then cancel", r.hooks())
 	code := make(chan struct{})
 	var once bool
@@ -182,7 +183,7 @@ func TestCancelMidWait(t *testing.T) {
 }
 
 // checkStops stops the session and requires it to end within a second: Stop must
-// reach the HTTP stream and any wait at once (DESIGN.md §9).
+// reach the HTTP stream and any wait at once.
 func checkStops(t *testing.T, s *agent.Session) {
 	t.Helper()
 	s.Stop()
@@ -197,7 +198,7 @@ func checkStops(t *testing.T, s *agent.Session) {
 }
 
 func TestModelFaultsAreRetried(t *testing.T) {
-	r := newRig(t, agent.Config{Retries: 4},
+	r := newRig(t, config.Settings{Retries: 4},
 		llmtest.Reply{Status: 500},
 		llmtest.Reply{Status: 429, RetryAfter: "1"},
 		llmtest.Reply{Text: "Thought: x\n```python\nprint('cut')\n```" + strings.Repeat(" pad", 50), CutStream: true},
@@ -224,7 +225,7 @@ func TestModelFaultsAreRetried(t *testing.T) {
 }
 
 func TestModelHangFailsCleanly(t *testing.T) {
-	r := newRig(t, agent.Config{Retries: -1, TimeoutSec: 1}, llmtest.Reply{Hang: true})
+	r := newRig(t, config.Settings{Retries: -1, TimeoutSec: 1}, llmtest.Reply{Hang: true})
 	fin := r.run("hanging server")
 	if fin.Outcome != agent.Failed || !strings.Contains(fin.Error, "model call") {
 		t.Fatalf("got %s %q, want failed with a model call error", fin.Outcome, fin.Error)
@@ -235,7 +236,7 @@ func TestModelHangFailsCleanly(t *testing.T) {
 }
 
 func TestSandboxHasNoOSAccess(t *testing.T) {
-	r := newRig(t, agent.Config{},
+	r := newRig(t, config.Settings{},
 		code("data = open(\"/etc/passwd\").read()"),
 		code("load(\"os\", \"system\")"),
 		code("final_answer(\"contained\")"),
@@ -252,7 +253,7 @@ func TestSandboxHasNoOSAccess(t *testing.T) {
 }
 
 func TestSecretNeverReachesModelOrTrace(t *testing.T) {
-	r := newRig(t, agent.Config{},
+	r := newRig(t, config.Settings{},
 		code("type_secret(\"password\")\nprint(\"typed\")"),
 		code("final_answer(\"ok\")"),
 	)
@@ -269,7 +270,7 @@ func TestSecretNeverReachesModelOrTrace(t *testing.T) {
 }
 
 func TestAskUserReturnsReply(t *testing.T) {
-	r := newRig(t, agent.Config{},
+	r := newRig(t, config.Settings{},
 		code("a = ask_user(\"Which file?\")\nfinal_answer(a)"),
 	)
 	fin := r.run("ask")
@@ -279,7 +280,7 @@ func TestAskUserReturnsReply(t *testing.T) {
 }
 
 func TestCodeWithoutPersonAsk(t *testing.T) {
-	r := newRig(t, agent.Config{}, code("ask_user(\"anyone?\")"), code("final_answer(\"alone\")"))
+	r := newRig(t, config.Settings{}, code("ask_user(\"anyone?\")"), code("final_answer(\"alone\")"))
 	fin := r.agent.Run(context.Background(), "nobody", agent.Hooks{})
 	if fin.Answer != "alone" || !strings.Contains(r.lastUser(1), "no person is available") {
 		t.Errorf("got %q; observation:\n%s", fin.Answer, r.lastUser(1))
@@ -290,7 +291,7 @@ func TestCodeWithoutPersonAsk(t *testing.T) {
 // pauses the agent before its next primitive; Resume lets it continue and the model
 // is told what the person said.
 func TestTakeoverPausesUntilResumed(t *testing.T) {
-	r := newRig(t, agent.Config{},
+	r := newRig(t, config.Settings{},
 		code("wait(3)\nclick(100, 100)\nprint(\"clicked\")"),
 		code("final_answer(\"done\")"),
 	)
@@ -326,7 +327,7 @@ func TestTakeoverPausesUntilResumed(t *testing.T) {
 		t.Fatal("the agent did not pause when the person moved the mouse")
 	}
 	time.Sleep(300 * time.Millisecond)
-	if c, _ := r.sc.Cursor(); c != image.Pt(640, 500) {
+	if c, _ := r.ready.Desktop.Cursor(); c != image.Pt(640, 500) {
 		t.Fatalf("the paused agent moved the pointer to %v", c)
 	}
 	s.Resume("I moved the mouse to check something")
@@ -342,13 +343,13 @@ func TestTakeoverPausesUntilResumed(t *testing.T) {
 	if !strings.Contains(obs, "clicked") || !strings.Contains(obs, "I moved the mouse to check something") {
 		t.Errorf("observation after resume:\n%s", obs)
 	}
-	if c, _ := r.sc.Cursor(); c != image.Pt(100, 100) {
+	if c, _ := r.ready.Desktop.Cursor(); c != image.Pt(100, 100) {
 		t.Errorf("after resume the click went to %v, want (100, 100)", c)
 	}
 }
 
 func TestPlanningEveryN(t *testing.T) {
-	r := newRig(t, agent.Config{PlanEvery: 2},
+	r := newRig(t, config.Settings{PlanEvery: 2},
 		llmtest.Reply{Text: "## Facts\n- none\n## Plan\n1. print\n2. answer"},
 		code("print(\"one\")"),
 		code("print(\"two\")"),
@@ -377,7 +378,7 @@ func TestPlanningEveryN(t *testing.T) {
 // denied program are refused before anything starts; the model reads why.
 func TestPolicyRefusesDomainsAndApps(t *testing.T) {
 	asked := 0
-	r := newRig(t, agent.Config{DenyDomains: []string{"evil.test"}, DenyApps: []string{"xterm"}},
+	r := newRig(t, config.Settings{DenyDomains: []string{"evil.test"}, DenyApps: []string{"xterm"}},
 		code("open_url(\"https://login.evil.test/steal\")"),
 		code("launch(\"xterm -e sh\")"),
 		code("final_answer(\"refused\")"),

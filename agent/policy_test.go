@@ -28,7 +28,7 @@ func TestPolicyURL(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = Config{AllowDomains: c.allow, DenyDomains: c.deny}.CheckURL(u)
+			err = Policy{AllowDomains: c.allow, DenyDomains: c.deny}.CheckURL(u)
 			if (err != nil) != c.wantRefusal {
 				t.Errorf("CheckURL(%s) = %v, want refusal %v", c.url, err, c.wantRefusal)
 			}
@@ -37,7 +37,7 @@ func TestPolicyURL(t *testing.T) {
 }
 
 func TestPolicyApp(t *testing.T) {
-	c := Config{DenyApps: []string{"xterm", "/usr/bin/gnome-terminal"}}
+	c := Policy{DenyApps: []string{"xterm", "/usr/bin/gnome-terminal"}}
 	for app, refused := range map[string]bool{"xterm": true, "/usr/bin/xterm": true, "gnome-terminal": true, "gedit": false} {
 		if err := c.CheckApp(app); (err != nil) != refused {
 			t.Errorf("CheckApp(%s) = %v, want refusal %v", app, err, refused)

@@ -43,7 +43,7 @@ func render(t *template.Template, data any) (string, error) {
 func (a *Agent) systemPrompt(d dialect.Dialect, m vision.Mapper, tools string, now time.Time) (string, error) {
 	note := ""
 	if a.DisplayCount > 1 {
-		note = fmt.Sprintf("You control display %d of %d; the screenshot shows only that display.", a.Config.Display, a.DisplayCount)
+		note = fmt.Sprintf("You control display %d of %d; the screenshot shows only that display.", a.Config.Monitor, a.DisplayCount)
 	}
 	s, err := d.SystemPrompt(dialect.Prompt{
 		Coordinates: m.Contract(),

@@ -1,13 +1,15 @@
 package agent
 
 import (
+	"slices"
+
 	"fmt"
 	"runtime"
 
 	"deskpilot/agent/trace"
 )
 
-// recorder writes a run's events to its trace (DESIGN.md §6). It runs on the
+// recorder writes a run's events to its trace (docs/trace-format.md). It runs on the
 // dispatcher goroutine, so frame encoding and disk writes never hold up the loop.
 // A failed write is logged once and recording stops; the run goes on.
 type recorder struct {
@@ -22,10 +24,10 @@ func (r *runState) openRecorder() error {
 	}
 	start := trace.Event{
 		Type: trace.TypeRunStart, T: r.started, Task: r.task, Model: r.cfg.Model, BaseURL: r.cfg.BaseURL,
-		CoordMode: r.cfg.CoordMode, Screen: trace.RectOf(r.a.Display), Image: trace.SizeOf(r.mapper.Image),
+		CoordMode: string(r.mapper.Mode), Screen: trace.RectOf(r.a.Display), Image: trace.SizeOf(r.mapper.Image),
 		MaxSteps: r.cfg.MaxSteps, AppVersion: r.a.Version, HostOS: runtime.GOOS + "/" + runtime.GOARCH,
 	}
-	secrets := []string{r.cfg.APIKey()}
+	secrets := slices.Clone(r.a.Redact)
 	for _, v := range r.a.Secrets {
 		secrets = append(secrets, v)
 	}
@@ -70,9 +72,7 @@ func (rc *recorder) record(e Event) {
 		rc.write(trace.Event{Type: trace.TypeCode, Step: e.Step, Code: e.Code, Text: e.Thought})
 	case ActionDone:
 		x := e.Action
-		rc.write(trace.Event{Type: trace.TypeAction, Step: e.Step, Action: &trace.Action{
-			Name: x.Name, Args: x.Args, Model: x.Model, Screen: x.Screen, To: x.To, Start: x.Start,
-			DurationMS: x.Duration.Milliseconds(), Result: x.Result, Error: x.Error}})
+		rc.write(trace.Event{Type: trace.TypeAction, Step: e.Step, Action: &x})
 	case Observed:
 		ev := trace.Event{Type: trace.TypeObservation, Step: e.Step, Text: e.Text, Error: e.Error, Changed: e.Changed}
 		if e.Screen != nil && !rc.dead {

@@ -23,7 +23,7 @@ Be brief: the answer, then at most a few sentences of supporting detail.`
 // reply is limited to cfg's MaxTokens and sampled at cfg's Temperature. The
 // callback is safe for concurrent use when m is.
 func InspectAsk(m Model, cfg Config) func(ctx context.Context, question, text string, images ...inspect.Image) (string, error) {
-	cfg = cfg.Resolved()
+	cfg = cfg.withDefaults()
 	return func(ctx context.Context, question, text string, images ...inspect.Image) (string, error) {
 		parts := []llm.Part{{Text: text}}
 		for _, img := range images {

@@ -19,6 +19,7 @@ import (
 	"deskpilot/agent"
 	"deskpilot/agent/llm/llmtest"
 	"deskpilot/agent/script"
+	"deskpilot/internal/config"
 )
 
 // researchSite is a local web: a DuckDuckGo-shaped HTML results page, a long
@@ -107,7 +108,7 @@ var mdLink = regexp.MustCompile(`\]\((http[^)\s]+)\)`)
 func TestResearchEndToEnd(t *testing.T) {
 	site := newResearchSite(t)
 	var visited string
-	r := newRig(t, agent.Config{},
+	r := newRig(t, config.Settings{},
 		code(`print(web_search("Vellmar Bridge year of completion"))`),
 		llmtest.Reply{Func: func(req llmtest.Request) string {
 			// Open the first result the observation lists, as a model would.
@@ -204,7 +205,7 @@ func TestResearchInspectEndToEnd(t *testing.T) {
 	if err := os.WriteFile(outside, []byte("not for the agent"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r := newRig(t, agent.Config{},
+	r := newRig(t, config.Settings{},
 		code(`print(visit_page("`+site.srv.URL+`/papers/otters.pdf"))`),
 		code(`print(inspect_file("`+report+`"))`),
 		code(`print(inspect_file("`+filepath.Join(downloads, "otters.pdf")+`", question="How many animals were in the largest group?"))`),

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"deskpilot/actions"
+
 	"context"
 	"errors"
 	"fmt"
@@ -55,31 +57,21 @@ func (a *Agent) newRun(ctx context.Context, task string, h Hooks, s *Session) (*
 	if a.Model == nil || a.Screen == nil || a.Input == nil {
 		return nil, errors.New("agent: Model, Screen and Input must be set")
 	}
-	cfg := a.Config.Resolved()
+	cfg := a.Config.withDefaults()
 	p, err := loadPrompts()
 	if err != nil {
 		return nil, err
 	}
-	mode, err := vision.ParseCoordMode(cfg.CoordMode)
-	if err != nil {
-		return nil, err
-	}
-	d, err := dialect.ByName(cfg.Dialect)
-	if err != nil {
-		return nil, err
-	}
 	r := &runState{
-		a: a, cfg: cfg, task: task, hooks: h, session: s, prompts: p, dialect: d,
-		mapper:  vision.NewMapper(a.Display, cfg.MaxSide, mode),
+		a: a, cfg: cfg, task: task, hooks: h, session: s, prompts: p, dialect: cfg.Dialect,
+		mapper:  mapperFor(cfg, a.Display),
 		started: a.now(),
 	}
-	format, err := vision.ParseFormat(cfg.ImageFormat)
-	if err != nil {
-		return nil, err
-	}
-	r.obs = &vision.Observer{Mapper: r.mapper, Encoder: vision.Encoder{Format: format}}
-	r.attEnc = vision.Encoder{Format: format}
+	enc := vision.Encoder{Format: cfg.ImageFormat, JPEGQuality: cfg.ImageQuality}
+	r.obs = &vision.Observer{Mapper: r.mapper, Encoder: enc}
+	r.attEnc = enc
 	r.input = &trackedInput{Input: a.Input, cursor: a.Cursor}
+	r.input.answered = r.clickAnswered
 
 	r.exec = script.New(script.Options{}, r.tools()...)
 	if err := r.openRecorder(); err != nil {
@@ -92,6 +84,19 @@ func (a *Agent) newRun(ctx context.Context, task string, h Hooks, s *Session) (*
 		}
 	}, func() { r.disp.emit(Resumed{Step: r.currentStep()}) })
 	return r, nil
+}
+
+// mapperFor is the run's coordinate mapping: the dialect's space on the target
+// display (the code dialect's in the configured mode).
+func mapperFor(cfg Config, display image.Rectangle) vision.Mapper {
+	sp := cfg.Dialect.Space(display.Size(), cfg.MaxSide)
+	if _, code := cfg.Dialect.(dialect.Code); code {
+		sp.Mode = cfg.CoordMode
+	}
+	if cfg.ImageSize.X > 0 && cfg.ImageSize.Y > 0 {
+		sp.Image = cfg.ImageSize
+	}
+	return vision.Mapper{Display: display, Image: sp.Image, Mode: sp.Mode}
 }
 
 // deliver sends one event to the trace and to the hooks, in order.
@@ -120,7 +125,7 @@ func (r *runState) loop(ctx context.Context) Finished {
 	}
 	r.disp.emit(RunStarted{
 		Task: r.task, Model: r.cfg.Model, MaxSteps: r.cfg.MaxSteps, Screen: r.a.Display,
-		ImageSize: r.mapper.Image, CoordMode: r.cfg.CoordMode, TraceDir: r.traceDir(), Time: r.started,
+		ImageSize: r.mapper.Image, CoordMode: string(r.mapper.Mode), TraceDir: r.traceDir(), Time: r.started,
 	})
 	r.disp.emit(view.observed(0, "The screen when the task started."))
 	r.msgs = []llm.Message{
@@ -188,7 +193,7 @@ func (r *runState) doStep(ctx context.Context) (Finished, error) {
 		}
 	}
 	for _, x := range res.Actions {
-		r.disp.emit(ActionDone{Step: r.step, Action: eventAction(x)})
+		r.disp.emit(ActionDone{Step: r.step, Action: x})
 	}
 	obs, err := r.observeStep(ctx, res, notes, start)
 	if err != nil {
@@ -365,18 +370,12 @@ func (r *runState) ownRects() []image.Rectangle {
 	return out
 }
 
-// offScreen are builtins that never act on the desktop: after them the screen is
-// looked at once, without waiting for it to settle.
-var offScreen = map[string]bool{
-	"web_search": true, "visit_page": true, "page_up": true, "page_down": true, "find_on_page": true,
-	"find_next": true, "archived_url": true, "inspect_file": true, "zoom": true, "screenshot": true,
-	"ask_user": true, "wait": true,
-}
-
-// touchesScreen reports whether any action may have changed the screen.
-func touchesScreen(acts []script.Action) bool {
+// touchesScreen reports whether any action may have changed the screen: a
+// builtin whose kind acts on the desktop (script.Kind.Acts). After the others
+// the screen is looked at once, without waiting for it to settle.
+func (r *runState) touchesScreen(acts []actions.Record) bool {
 	for _, a := range acts {
-		if !offScreen[a.Name] {
+		if r.exec.Kind(a.Name).Acts() {
 			return true
 		}
 	}
@@ -390,7 +389,7 @@ const settleInterval = 15 * time.Millisecond
 
 // observeStep settles the screen after the step's actions and builds the observation.
 func (r *runState) observeStep(ctx context.Context, res script.Result, notes []string, start time.Time) (observation, error) {
-	frame, changed, settle, err := r.afterStep(ctx, touchesScreen(res.Actions))
+	frame, changed, settle, err := r.afterStep(ctx, r.touchesScreen(res.Actions))
 	if err != nil {
 		return observation{}, err
 	}
@@ -427,7 +426,7 @@ func (r *runState) observeStep(ctx context.Context, res script.Result, notes []s
 	if res.Final == nil {
 		if changed {
 			fmt.Fprintf(&b, "Screen changed: yes (settled after %d ms).\n", settle.Milliseconds())
-		} else if touchesScreen(res.Actions) {
+		} else if r.touchesScreen(res.Actions) {
 			fmt.Fprintf(&b, "Screen changed: no (watched for %d ms). If you expected a change it may still come: wait(1) and look again; otherwise try something different.\n", settle.Milliseconds())
 		} else {
 			b.WriteString("Screen changed: no.\n")
@@ -457,10 +456,7 @@ func (r *runState) observeStep(ctx context.Context, res script.Result, notes []s
 func (r *runState) afterStep(ctx context.Context, acted bool) (*image.RGBA, bool, time.Duration, error) {
 	before := r.frame
 	r.ownBefore = r.ownRects()
-	var ignore []image.Rectangle
-	for _, w := range r.ownBefore {
-		ignore = append(ignore, w.Sub(r.a.Display.Min))
-	}
+	ignore := r.ownIgnore()
 	if !acted {
 		f, err := r.a.Screen.Capture(ctx)
 		if err != nil {
@@ -478,8 +474,18 @@ func (r *runState) afterStep(ctx context.Context, acted bool) (*image.RGBA, bool
 	return sr.Frame, sr.Changed, sr.Elapsed, nil
 }
 
+// ownIgnore is deskpilot's own windows in the coordinates of a frame of the
+// target display: areas that count neither for settling nor for "changed".
+func (r *runState) ownIgnore() []image.Rectangle {
+	var ignore []image.Rectangle
+	for _, w := range r.ownRects() {
+		ignore = append(ignore, w.Sub(r.a.Display.Min))
+	}
+	return ignore
+}
+
 // marksFor draws the step's pointer actions on the next screenshot (the last three).
-func marksFor(acts []script.Action) []vision.Mark {
+func marksFor(acts []actions.Record) []vision.Mark {
 	var marks []vision.Mark
 	for _, x := range acts {
 		if x.Screen == nil || x.Error != "" || x.Name == "zoom" {

@@ -5,28 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
-	"os/exec"
-	"slices"
 	"strings"
-	"syscall"
 
 	"go.starlark.net/starlark"
 
+	"deskpilot/actions"
 	"deskpilot/agent/script"
 )
 
 // errNoPerson answers ask_user when nobody watches the run.
 var errNoPerson = errors.New("no person is available to answer; decide yourself, or call final_answer explaining what you need")
-
-// closingCombos are key combos that close windows or end the session; the policy
-// asks before the agent presses them (Config.Confirm "close_combos").
-var closingCombos = []string{"alt+f4", "ctrl+q", "ctrl+w", "ctrl+shift+q", "ctrl+alt+delete", "ctrl+alt+backspace", "super+l", "ctrl+alt+l"}
-
-// needsConfirm reports whether the policy asks before this action.
-func (r *runState) needsConfirm(kind string) bool {
-	return slices.Contains(r.cfg.Confirm, kind)
-}
 
 // confirm asks the person to approve an action; no Confirm hook denies it.
 func (r *runState) confirm(ctx context.Context, action string) error {
@@ -46,24 +34,9 @@ func (r *runState) confirm(ctx context.Context, action string) error {
 // controlTools are ask_user, launch and open_url.
 func (r *runState) controlTools() []script.Tool {
 	return []script.Tool{
-		{
-			Name: "ask_user", Group: "control", Returns: "str",
-			Params: []script.Param{{Name: "question", Type: "str", Doc: "what you need to know, in one or two sentences"}},
-			Doc:    "Hands the wheel to the person: shows them the question and returns their reply. Use it for choices, missing information or confirmation only they can give.",
-			Fn:     r.askUser,
-		},
-		{
-			Name: "launch", Group: "apps",
-			Params: []script.Param{{Name: "app", Type: "str", Doc: `program and arguments, e.g. "gedit notes.txt" (no shell syntax)`}},
-			Doc:    "Starts a desktop program on this display. The person may be asked to approve it.",
-			Fn:     r.launch,
-		},
-		{
-			Name: "open_url", Group: "apps",
-			Params: []script.Param{{Name: "url", Type: "str", Doc: "an http or https address"}},
-			Doc:    "Opens the address in the desktop's web browser (to read pages as text, use visit_page instead). The person may be asked to approve it.",
-			Fn:     r.openURL,
-		},
+		script.Builtin("ask_user", r.askUser),
+		script.Builtin("launch", r.launch),
+		script.Builtin("open_url", r.openURL),
 	}
 }
 
@@ -82,7 +55,7 @@ func (r *runState) askUser(c *script.Call, args starlark.Tuple, kwargs []starlar
 		return nil, errNoPerson
 	}
 	reply, err := r.hooks.Ask(c.Ctx, q)
-	c.Log(script.Action{Name: "ask_user", Args: c.ArgsText(), Start: start, Duration: c.Now().Sub(start), Result: "answered"})
+	c.Log(actions.Record{Name: "ask_user", Args: c.ArgsText(), Start: start, Duration: c.Now().Sub(start), Result: "answered"})
 	if err != nil {
 		if c.Ctx.Err() != nil {
 			return nil, c.Ctx.Err()
@@ -90,6 +63,34 @@ func (r *runState) askUser(c *script.Call, args starlark.Tuple, kwargs []starlar
 		return nil, fmt.Errorf("no answer: %w", err)
 	}
 	return starlark.String(reply), nil
+}
+
+// startProgram runs a launch or open_url call: the guard (takeover and the
+// confirmation policy, untimed), then the program, then the log.
+func (r *runState) startProgram(c *script.Call, call string, result string, name string, args ...string) error {
+	if r.a.Launch == nil {
+		return errors.New("starting programs is not available on this desktop")
+	}
+	start := c.Now()
+	resume := c.Untimed()
+	err := r.guard(c.Ctx, script.Guarded{Tool: c.Tool(), Call: call})
+	resume()
+	act := actions.Record{Name: c.Name, Args: c.ArgsText(), Start: start}
+	if err != nil {
+		act.Result, act.Error, act.Duration = "refused", err.Error(), c.Now().Sub(start)
+		c.Log(act)
+		return err
+	}
+	pid, err := r.a.Launch(name, args...)
+	act.Duration = c.Now().Sub(start)
+	if err != nil {
+		act.Result, act.Error = "failed", err.Error()
+		c.Log(act)
+		return err
+	}
+	act.Result = fmt.Sprintf(result, pid)
+	c.Log(act)
+	return nil
 }
 
 func (r *runState) launch(c *script.Call, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -108,28 +109,10 @@ func (r *runState) launch(c *script.Call, args starlark.Tuple, kwargs []starlark
 	if strings.ContainsAny(line, "|;&$`<>") {
 		return nil, errors.New("launch: shell syntax is not supported; give a program and its arguments only")
 	}
-	if err := r.cfg.CheckApp(fields[0]); err != nil {
+	if err := r.cfg.Policy.CheckApp(fields[0]); err != nil {
 		return nil, err
 	}
-	start := c.Now()
-	if r.needsConfirm("launch") {
-		stop := c.Untimed()
-		err := r.confirm(c.Ctx, "launch("+line+")")
-		stop()
-		if err != nil {
-			return nil, err
-		}
-	}
-	pid, err := r.startDetached(fields[0], fields[1:]...)
-	act := script.Action{Name: "launch", Args: c.ArgsText(), Start: start, Duration: c.Now().Sub(start)}
-	if err != nil {
-		act.Error = err.Error()
-		c.Log(act)
-		return nil, fmt.Errorf("launch: %w", err)
-	}
-	act.Result = fmt.Sprintf("started (pid %d)", pid)
-	c.Log(act)
-	return starlark.None, nil
+	return starlark.None, r.startProgram(c, "launch("+line+")", "started (pid %d)", fields[0], fields[1:]...)
 }
 
 func (r *runState) openURL(c *script.Call, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -148,47 +131,8 @@ func (r *runState) openURL(c *script.Call, args starlark.Tuple, kwargs []starlar
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("open_url: %q is not an http or https address", raw)
 	}
-	if err := r.cfg.CheckURL(u); err != nil {
+	if err := r.cfg.Policy.CheckURL(u); err != nil {
 		return nil, err
 	}
-	start := c.Now()
-	if r.needsConfirm("open_url") {
-		stop := c.Untimed()
-		err := r.confirm(c.Ctx, "open_url("+u.String()+")")
-		stop()
-		if err != nil {
-			return nil, err
-		}
-	}
-	_, err = r.startDetached("xdg-open", u.String())
-	act := script.Action{Name: "open_url", Args: c.ArgsText(), Start: start, Duration: c.Now().Sub(start), Result: "opened"}
-	if err != nil {
-		act.Result, act.Error = "", err.Error()
-	}
-	c.Log(act)
-	if err != nil {
-		return nil, fmt.Errorf("open_url: %w", err)
-	}
-	return starlark.None, nil
-}
-
-// startDetached starts a program on the target display in its own session, so it
-// outlives the run and never receives the agent's signals.
-func (r *runState) startDetached(name string, args ...string) (int, error) {
-	path, err := exec.LookPath(name)
-	if err != nil {
-		return 0, fmt.Errorf("%s is not installed (not found on PATH)", name)
-	}
-	cmd := exec.Command(path, args...)
-	cmd.Env = os.Environ()
-	if r.cfg.XDisplay != "" {
-		cmd.Env = append(cmd.Env, "DISPLAY="+r.cfg.XDisplay)
-	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		return 0, err
-	}
-	pid := cmd.Process.Pid
-	go func() { _ = cmd.Wait() }()
-	return pid, nil
+	return starlark.None, r.startProgram(c, "open_url("+u.String()+")", "opened (pid %d)", "xdg-open", u.String())
 }

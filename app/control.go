@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"deskpilot/agent"
+	"deskpilot/internal/config"
 )
 
 // startRun starts the task in the entry (Run button, Ctrl+Enter). With the strip
@@ -34,8 +35,12 @@ func (u *UI) startRun() {
 	v.setHint("")
 	u.gen++
 	gen := u.gen
-	cfg := u.cfg
-	u.model = runModel{Task: task, Model: cfg.Model, MaxSteps: cfg.Resolved().MaxSteps, Started: u.now()}
+	cfg, err := u.resolved()
+	if err != nil {
+		v.setHint(fmt.Sprintf("The settings have a problem: %v", err))
+		return
+	}
+	u.model = runModel{Task: task, Model: cfg.Model, MaxSteps: cfg.MaxSteps, Started: u.now()}
 	v.reset()
 	u.pending = gen
 	v.runBtn.Disable()
@@ -47,7 +52,7 @@ func (u *UI) startRun() {
 }
 
 // beginRun starts run gen prepared by startRun, unless Stop cancelled it meanwhile.
-func (u *UI) beginRun(gen int, task string, cfg agent.Config) {
+func (u *UI) beginRun(gen int, task string, cfg config.Config) {
 	if u.pending != gen {
 		return
 	}

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"deskpilot/internal/config"
+
 	"context"
 
 	"deskpilot/agent"
@@ -12,7 +14,7 @@ type Runner interface {
 	// apiKey is the key the app resolved (environment variable named by
 	// cfg.APIKeyEnv first, then the keyring); "" when none. The run reports
 	// through h; h.Event is called from the run's goroutine.
-	Start(task string, cfg agent.Config, apiKey string, h agent.Hooks) (Run, error)
+	Start(task string, cfg config.Config, apiKey string, h agent.Hooks) (Run, error)
 }
 
 // Run is one started run. Every method is safe to call from any goroutine.
@@ -31,23 +33,11 @@ type Console interface {
 }
 
 // Secrets stores API keys in the OS keyring. account is the name of the
-// environment variable the key stands for (agent.Config.APIKeyEnv, e.g.
+// environment variable the key stands for (config.Settings.APIKeyEnv, e.g.
 // "OPENAI_API_KEY"). Get returns an error when there is no key.
 type Secrets interface {
 	Get(account string) (string, error)
 	Set(account, secret string) error
-}
-
-// Preset is a named model setup (DESIGN.md §8) offered in the model picker.
-type Preset struct {
-	Name     string  // shown in the picker, stored as agent.Config.Preset
-	BaseURL  string  // OpenAI-compatible endpoint
-	Model    string  // model name sent to the endpoint
-	KeyEnv   string  // environment variable holding the key; "" = none needed
-	MaxSide  int     // longest image side in px; 0 = agent default
-	Coords   string  // "pixels" or "norm1000"; "" = pixels
-	PriceIn  float64 // USD per 1M input tokens; 0 = unknown (no cost shown)
-	PriceOut float64 // USD per 1M output tokens
 }
 
 // Deps is everything the UI needs from outside; main fills it. Nil fields turn the
@@ -55,10 +45,9 @@ type Preset struct {
 type Deps struct {
 	Runner  Runner  // starts runs; nil = Run explains that no agent is wired
 	Console Console // runs console code; nil = console disabled
-	Presets []Preset
 	// TestConnection sends a tiny request with an image to the configured endpoint.
-	TestConnection func(ctx context.Context, cfg agent.Config, apiKey string) error
-	// ConfigPath is where settings are loaded from and saved to; "" = agent.ConfigPath().
+	TestConnection func(ctx context.Context, cfg config.Config, apiKey string) error
+	// ConfigPath is where settings are loaded from and saved to; "" = config.Path().
 	ConfigPath string
 	// Secrets is the OS keyring, or nil when there is none: then settings ask for the
 	// name of an environment variable and never store a key.

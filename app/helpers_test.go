@@ -19,7 +19,9 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"deskpilot/actions"
 	"deskpilot/agent"
+	"deskpilot/internal/config"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -112,7 +114,7 @@ type harnessOpt func(*Deps)
 // configured writes a config with a model so the UI opens on the Run tab.
 func configured(t *testing.T) harnessOpt {
 	return func(d *Deps) {
-		err := agent.SaveConfig(d.ConfigPath, agent.Config{Preset: "Paid", BaseURL: "http://127.0.0.1:9/v1", Model: "vision-7b", APIKeyEnv: "PAID_KEY"})
+		err := config.SaveFile(d.ConfigPath, config.Settings{Preset: "openai", BaseURL: "http://127.0.0.1:9/v1", Model: "vision-7b", APIKeyEnv: "OPENAI_API_KEY"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,11 +129,7 @@ func newHarness(t *testing.T, opts ...harnessOpt) *harness {
 		Runner:     h.runner,
 		ConfigPath: filepath.Join(t.TempDir(), "config.toml"),
 		TraceRoot:  filepath.Join(t.TempDir(), "traces"),
-		Presets: []Preset{
-			{Name: "Local", BaseURL: "http://localhost:11434/v1", Model: "qwen2.5vl:7b"},
-			{Name: "Paid", BaseURL: "http://127.0.0.1:9/v1", Model: "vision-7b", KeyEnv: "PAID_KEY", PriceIn: 2, PriceOut: 8},
-		},
-		LookupEnv: func(k string) (string, bool) { v, ok := h.env[k]; return v, ok },
+		LookupEnv:  func(k string) (string, bool) { v, ok := h.env[k]; return v, ok },
 	}
 	for _, o := range opts {
 		o(&d)
@@ -172,7 +170,7 @@ func (h *harness) start(task string) *fakeRun {
 
 type started struct {
 	task  string
-	cfg   agent.Config
+	cfg   config.Config
 	key   string
 	hooks agent.Hooks
 	run   *fakeRun
@@ -185,7 +183,7 @@ type fakeRunner struct {
 	err    error
 }
 
-func (f *fakeRunner) Start(task string, cfg agent.Config, key string, h agent.Hooks) (Run, error) {
+func (f *fakeRunner) Start(task string, cfg config.Config, key string, h agent.Hooks) (Run, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.err != nil {
@@ -263,7 +261,7 @@ func (c *fakeConsole) Exec(ctx context.Context, code string, h agent.Hooks) erro
 	c.mu.Lock()
 	c.codes = append(c.codes, code)
 	c.mu.Unlock()
-	h.Event(agent.ActionDone{Step: 1, Action: agent.Action{Name: "click", Args: "10, 20", Screen: &[2]int{10, 20}}})
+	h.Event(agent.ActionDone{Step: 1, Action: actions.Record{Name: "click", Args: "10, 20", Screen: &[2]int{10, 20}}})
 	h.Event(agent.Observed{Step: 1, Text: "clicked", Frame: solid(64, 40, color.RGBA{0, 0, 255, 255})})
 	return ctx.Err()
 }

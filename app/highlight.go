@@ -1,6 +1,7 @@
 package app
 
 import (
+	"deskpilot/agent/script"
 	"strings"
 	"unicode"
 
@@ -37,17 +38,14 @@ func isKeyword(w string) bool {
 	return false
 }
 
-// isBuiltin reports whether w is one of the builtins of DESIGN.md §2.
-func isBuiltin(w string) bool {
-	switch w {
-	case "click", "double_click", "right_click", "move", "drag", "scroll", "type_text",
-		"type_secret", "press", "hold", "screenshot", "zoom", "screen_size", "cursor_position",
-		"wait", "open_url", "launch", "web_search", "visit_page", "page_up", "page_down",
-		"find_on_page", "find_next", "archived_url", "inspect_file", "print", "final_answer",
-		"ask_user":
-		return true
+// builtinNames are the words shown as builtins: the catalogue's
+// (script.Builtins) and Starlark's print.
+func builtinNames() map[string]bool {
+	names := map[string]bool{"print": true}
+	for _, t := range script.Builtins() {
+		names[t.Name] = true
 	}
-	return false
+	return names
 }
 
 // tokenize splits Starlark source into coloured runs. It is forgiving: unterminated
@@ -64,6 +62,7 @@ func tokenize(src string) []codeToken {
 		}
 		out = append(out, codeToken{k, s})
 	}
+	builtins := builtinNames()
 	for i := 0; i < len(src); {
 		c := src[i]
 		switch {
@@ -84,7 +83,7 @@ func tokenize(src string) []codeToken {
 			switch {
 			case isKeyword(word):
 				add(tokKeyword, word)
-			case isBuiltin(word):
+			case builtins[word]:
 				add(tokBuiltin, word)
 			default:
 				add(tokPlain, word)

@@ -6,6 +6,7 @@ import (
 	"image/draw"
 	"math"
 
+	"deskpilot/actions"
 	"deskpilot/agent/trace"
 )
 
@@ -13,7 +14,7 @@ import (
 // line with an arrowhead for drags. Screen points are mapped into the image by
 // subtracting scr's origin and scaling by image size over scr's size (scr nil:
 // identity). Actions without a point are skipped.
-func withMarks(img image.Image, acts []trace.Action, scr *trace.Rect) *image.RGBA {
+func withMarks(img image.Image, acts []actions.Record, scr *trace.Rect) *image.RGBA {
 	b := img.Bounds()
 	out := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
 	draw.Draw(out, out.Bounds(), img, b.Min, draw.Src)

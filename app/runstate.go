@@ -6,8 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"deskpilot/actions"
 	"deskpilot/agent"
 	"deskpilot/agent/dialect"
+	"deskpilot/internal/config"
 )
 
 // stepState is what the timeline knows about one step. It is plain data, fed by
@@ -19,7 +21,7 @@ type stepState struct {
 	Replied   bool   // ModelReplied arrived
 	Code      string // parsed code block
 	CodeSet   bool   // CodeParsed arrived
-	Actions   []agent.Action
+	Actions   []actions.Record
 	Obs       string // observation text sent to the model
 	Err       string // code error of the step
 	Changed   bool
@@ -217,7 +219,7 @@ func outcomeText(o agent.Outcome) string {
 
 // statusLine is "Step 3 / 30 · 0:42 · 12.3k in · 456 out · $0.04"; the cost part
 // appears only when p has prices.
-func (m *runModel) statusLine(now time.Time, p *Preset) string {
+func (m *runModel) statusLine(now time.Time, p *config.Preset) string {
 	n := len(m.Steps)
 	if m.Done && m.Result.Steps > 0 {
 		n = m.Result.Steps
@@ -231,7 +233,7 @@ func (m *runModel) statusLine(now time.Time, p *Preset) string {
 }
 
 // cost estimates the price of usage with p's prices (USD per 1M tokens).
-func cost(u agent.Usage, p *Preset) (string, bool) {
+func cost(u agent.Usage, p *config.Preset) (string, bool) {
 	if p == nil || (p.PriceIn <= 0 && p.PriceOut <= 0) {
 		return "", false
 	}
@@ -276,7 +278,7 @@ func seconds(d time.Duration) string {
 }
 
 // actionText is one line of the action list: "click(540, 320) → (1080, 640) · 12 ms".
-func actionText(a agent.Action) string {
+func actionText(a actions.Record) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s(%s)", a.Name, a.Args)
 	if a.Screen != nil {

@@ -7,12 +7,14 @@ import (
 
 	"fyne.io/fyne/v2/widget"
 
+	"deskpilot/actions"
 	"deskpilot/agent"
+	"deskpilot/internal/config"
 )
 
 func TestRunModel(t *testing.T) {
 	m := &runModel{}
-	for _, e := range script() {
+	for _, e := range runScript() {
 		m.apply(e)
 	}
 	if len(m.Steps) != 2 || m.Usage != (agent.Usage{Input: 2700, Output: 140}) || m.FrameStep != 1 {
@@ -44,9 +46,9 @@ func TestFormatting(t *testing.T) {
 		{"clock hours", clock(3723 * time.Second), "1:02:03"},
 		{"seconds ms", seconds(850 * time.Millisecond), "850 ms"},
 		{"seconds", seconds(3200 * time.Millisecond), "3.2 s"},
-		{"drag", actionText(agent.Action{Name: "drag", Args: "1, 2, 3, 4", Screen: &[2]int{2, 4}, To: &[2]int{6, 8}}),
+		{"drag", actionText(actions.Record{Name: "drag", Args: "1, 2, 3, 4", Screen: &[2]int{2, 4}, To: &[2]int{6, 8}}),
 			"drag(1, 2, 3, 4) → screen (2, 4)–(6, 8)"},
-		{"failed", actionText(agent.Action{Name: "press", Args: `"ctl+s"`, Error: "unknown key ctl"}), `press("ctl+s") — unknown key ctl`},
+		{"failed", actionText(actions.Record{Name: "press", Args: `"ctl+s"`, Error: "unknown key ctl"}), `press("ctl+s") — unknown key ctl`},
 		{"clip", clipLines("a\nb\nc\nd", 2), "a\nb\n… 2 more lines (see Runs for the whole text)"},
 	}
 	for _, tt := range tests {
@@ -61,13 +63,13 @@ func TestFormatting(t *testing.T) {
 func TestCost(t *testing.T) {
 	tests := []struct {
 		name string
-		p    *Preset
+		p    *config.Preset
 		want string
 		ok   bool
 	}{
 		{"no preset", nil, "", false},
-		{"free", &Preset{}, "", false},
-		{"priced", &Preset{PriceIn: 3, PriceOut: 15}, "$0.12", true},
+		{"free", &config.Preset{}, "", false},
+		{"priced", &config.Preset{PriceIn: 3, PriceOut: 15}, "$0.12", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -132,19 +134,19 @@ func TestCodeSegmentsWrap(t *testing.T) {
 }
 
 func TestSettingsForm(t *testing.T) {
-	base := agent.Config{TraceDir: "/keep/me", Temperature: 0.3}
+	base := config.Settings{TraceDir: "/keep/me", Temperature: 0.3}
 	tests := []struct {
 		name    string
 		form    settingsForm
 		wantErr string
-		check   func(c agent.Config) bool
+		check   func(c config.Settings) bool
 	}{
 		{"defaults stay zero", settingsForm{BaseURL: "http://h:1/v1/", Model: " m ", Coords: "pixels"}, "",
-			func(c agent.Config) bool {
+			func(c config.Settings) bool {
 				return c.BaseURL == "http://h:1/v1" && c.Model == "m" && c.CoordMode == "" && c.MaxSteps == 0 && c.TraceDir == "/keep/me" && c.Temperature == 0.3
 			}},
 		{"numbers", settingsForm{MaxSide: "800", MaxSteps: "5", Keep: "1", Plan: "0", Display: "2", Coords: "norm1000"}, "",
-			func(c agent.Config) bool {
+			func(c config.Settings) bool {
 				return c.MaxSide == 800 && c.MaxSteps == 5 && c.KeepImages == 1 && c.Display == 2 && c.CoordMode == "norm1000"
 			}},
 		{"bad number", settingsForm{MaxSteps: "many"}, "max steps: \"many\" is not a whole number", nil},

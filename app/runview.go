@@ -1,6 +1,7 @@
 package app
 
 import (
+	"deskpilot/internal/config"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -202,8 +203,8 @@ func (v *runView) statusBar() fyne.CanvasObject {
 // refreshPicker shows the active preset in the model picker.
 func (v *runView) refreshPicker() {
 	u := v.u
-	names := make([]string, 0, len(u.deps.Presets)+1)
-	for _, p := range u.deps.Presets {
+	names := make([]string, 0, len(config.Presets())+1)
+	for _, p := range config.Presets() {
 		names = append(names, p.Name)
 	}
 	names = append(names, customPreset)
@@ -241,9 +242,13 @@ func (v *runView) pickPreset(name string) {
 		u.tabs.Select(u.settingsTab)
 		return
 	}
-	for _, p := range u.deps.Presets {
+	for _, p := range config.Presets() {
 		if p.Name == name {
-			if err := u.saveConfig(withPreset(u.fileCfg, p)); err != nil {
+			c, err := config.WithPreset(u.fileCfg, p.Name)
+			if err == nil {
+				err = u.saveConfig(c)
+			}
+			if err != nil {
 				u.showError(err)
 			}
 			u.sv.load()

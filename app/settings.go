@@ -12,7 +12,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"deskpilot/agent"
+	"deskpilot/internal/config"
 )
 
 // guidanceMarkdown explains how to get a model on first run.
@@ -27,7 +27,7 @@ The **Console** tab works meanwhile: try code actions on the desktop without a m
 // connectionTimeout bounds the Test connection request.
 const connectionTimeout = 60 * time.Second
 
-// settingsView edits the config file (DESIGN.md §7, §8).
+// settingsView edits the config file (internal/config).
 type settingsView struct {
 	u       *UI
 	content fyne.CanvasObject
@@ -111,7 +111,7 @@ func (v *settingsView) forms() (model, agent *fyne.Container) {
 
 func (v *settingsView) buildFields() {
 	names := []string{customPreset}
-	for _, p := range v.u.deps.Presets {
+	for _, p := range config.Presets() {
 		names = append(names, p.Name)
 	}
 	v.preset = widget.NewSelect(names, v.pickPreset)
@@ -131,9 +131,10 @@ func (v *settingsView) buildFields() {
 		e.SetPlaceHolder(ph)
 		return e
 	}
-	v.maxSide = num(fmt.Sprintf("%d (longest side the model sees)", agent.DefaultMaxSide))
-	v.maxSteps = num(fmt.Sprint(agent.DefaultMaxSteps))
-	v.keep = num(fmt.Sprintf("%d (older ones become a placeholder)", agent.DefaultKeepImages))
+	def := config.Defaults()
+	v.maxSide = num(fmt.Sprintf("%d (longest side the model sees)", def.MaxSide))
+	v.maxSteps = num(fmt.Sprint(def.MaxSteps))
+	v.keep = num(fmt.Sprintf("%d (older ones become a placeholder)", def.KeepImages))
 	v.plan = num("0 = no planning")
 	v.display = num("0 = primary monitor")
 	v.keyNote = widget.NewLabel("")
@@ -149,7 +150,7 @@ func (v *settingsView) load() {
 	u := v.u
 	f := formFrom(u.fileCfg)
 	sel := customPreset
-	for _, p := range u.deps.Presets {
+	for _, p := range config.Presets() {
 		if p.Name == f.Preset {
 			sel = p.Name
 		}
@@ -190,9 +191,14 @@ func (v *settingsView) form() settingsForm {
 
 // pickPreset fills the fields from a preset (saved only with Save).
 func (v *settingsView) pickPreset(name string) {
-	for _, p := range v.u.deps.Presets {
+	for _, p := range config.Presets() {
 		if p.Name == name {
-			f := formFrom(withPreset(agent.Config{}, p))
+			c, err := config.WithPreset(config.Settings{}, p.Name)
+			if err != nil {
+				v.showResult(err.Error(), true)
+				return
+			}
+			f := formFrom(c)
 			f.MaxSteps, f.Keep, f.Plan, f.Display = v.maxSteps.Text, v.keep.Text, v.plan.Text, v.display.Text
 			v.setForm(f)
 			v.refreshNotes()
@@ -206,7 +212,7 @@ func (v *settingsView) refreshNotes() {
 	u := v.u
 	name := strings.TrimSpace(v.keyEnv.Text)
 	if name == "" {
-		name = agent.Config{}.Resolved().APIKeyEnv
+		name = config.Defaults().APIKeyEnv
 	}
 	key, inEnv := u.env(name)
 	inEnv = inEnv && key != "" // an empty variable holds no key (as apiKey reads it)
@@ -259,7 +265,11 @@ func (v *settingsView) save() {
 		return
 	}
 	if key := strings.TrimSpace(v.key.Text); key != "" && u.deps.Secrets != nil {
-		if err := u.deps.Secrets.Set(c.Resolved().APIKeyEnv, key); err != nil {
+		name := c.APIKeyEnv
+		if name == "" {
+			name = config.Defaults().APIKeyEnv
+		}
+		if err := u.deps.Secrets.Set(name, key); err != nil {
 			v.showResult(fmt.Sprintf("Could not store the key in the keyring: %v", err), true)
 			return
 		}
@@ -281,9 +291,13 @@ func (v *settingsView) testConnection() {
 		v.showResult("Connection testing is not available in this build.", true)
 		return
 	}
-	c, err := v.form().apply(u.fileCfg)
-	if err == nil && (c.BaseURL == "" || c.Model == "") {
+	s, err := v.form().apply(u.fileCfg)
+	if err == nil && (s.BaseURL == "" || s.Model == "") {
 		err = fmt.Errorf("enter a base URL and a model first")
+	}
+	var c config.Config
+	if err == nil {
+		c, err = config.Resolve(s)
 	}
 	if err != nil {
 		v.showResult(err.Error(), true)

@@ -2,14 +2,13 @@ package app
 
 import (
 	"context"
+	"deskpilot/internal/config"
 	"errors"
 	"os"
 	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2/test"
-
-	"deskpilot/agent"
 )
 
 func TestFirstRunOpensSettings(t *testing.T) {
@@ -51,8 +50,8 @@ func TestFirstRunOpensSettings(t *testing.T) {
 func TestSettingsSaveAndReload(t *testing.T) {
 	h := newHarness(t)
 	sv := h.u.sv
-	sv.preset.SetSelected("Paid")
-	if sv.baseURL.Text != "http://127.0.0.1:9/v1" || sv.keyEnv.Text != "PAID_KEY" {
+	sv.preset.SetSelected("openai")
+	if sv.baseURL.Text != "https://api.openai.com/v1" || sv.keyEnv.Text != "OPENAI_API_KEY" {
 		t.Fatalf("preset did not fill the form: %q %q", sv.baseURL.Text, sv.keyEnv.Text)
 	}
 	sv.model.SetText("vision-72b")
@@ -66,9 +65,9 @@ func TestSettingsSaveAndReload(t *testing.T) {
 	if sv.result.Text != "Saved." {
 		t.Fatalf("save said %q", sv.result.Text)
 	}
-	want := agent.Config{Preset: "Paid", BaseURL: "http://127.0.0.1:9/v1", Model: "vision-72b", APIKeyEnv: "PAID_KEY",
+	want := config.Settings{Preset: "openai", BaseURL: "https://api.openai.com/v1", Model: "vision-72b", APIKeyEnv: "OPENAI_API_KEY",
 		CoordMode: "norm1000", MaxSide: 1024, MaxSteps: 12, KeepImages: 2, PlanEvery: 4, Display: 1}
-	got, err := agent.LoadConfig(h.u.deps.ConfigPath)
+	got, err := config.LoadFile(h.u.deps.ConfigPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +84,7 @@ func TestSettingsSaveAndReload(t *testing.T) {
 	h2 := newHarness(t, func(d *Deps) { d.ConfigPath = h.u.deps.ConfigPath })
 	sv2 := h2.u.sv
 	if h2.u.tabs.Selected() != h2.u.runTab || sv2.model.Text != "vision-72b" || sv2.coords.Selected != "norm1000" ||
-		sv2.maxSteps.Text != "12" || sv2.preset.Selected != "Paid" || h2.u.rv.picker.Selected != "Paid" {
+		sv2.maxSteps.Text != "12" || sv2.preset.Selected != "openai" || h2.u.rv.picker.Selected != "openai" {
 		t.Errorf("reloaded: tab=%q model=%q coords=%q steps=%q preset=%q",
 			h2.u.tabs.Selected().Text, sv2.model.Text, sv2.coords.Selected, sv2.maxSteps.Text, sv2.preset.Selected)
 	}
@@ -96,10 +95,10 @@ func TestSettingsKeyStorage(t *testing.T) {
 		sec := &memSecrets{m: map[string]string{}}
 		h := newHarness(t, func(d *Deps) { d.Secrets = sec })
 		sv := h.u.sv
-		sv.preset.SetSelected("Paid")
+		sv.preset.SetSelected("openai")
 		test.Type(sv.key, "sk-secret-42")
 		test.Tap(sv.saveBtn)
-		if sec.m["PAID_KEY"] != "sk-secret-42" {
+		if sec.m["OPENAI_API_KEY"] != "sk-secret-42" {
 			t.Fatalf("keyring holds %v", sec.m)
 		}
 		data, err := os.ReadFile(h.u.deps.ConfigPath)
@@ -149,15 +148,15 @@ func TestTestConnection(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var gotCfg agent.Config
+			var gotCfg config.Config
 			var gotKey string
 			h := newHarness(t, configured(t), func(d *Deps) {
-				d.TestConnection = func(ctx context.Context, c agent.Config, key string) error {
+				d.TestConnection = func(ctx context.Context, c config.Config, key string) error {
 					gotCfg, gotKey = c, key
 					return tt.err
 				}
 			})
-			h.env["PAID_KEY"] = "k-env"
+			h.env["OPENAI_API_KEY"] = "k-env"
 			test.Tap(h.u.sv.testBtn)
 			h.q.waitFor(t, "the connection test", func() bool { return !h.u.sv.testBtn.Disabled() })
 			if !strings.HasPrefix(h.u.sv.result.Text, tt.want) {

@@ -1,22 +1,21 @@
 package app
 
 import (
+	"deskpilot/internal/config"
 	"fmt"
 	"strconv"
 	"strings"
-
-	"deskpilot/agent"
 )
 
 // settingsForm is the text of the settings fields, kept apart from the widgets so
-// the conversion to and from agent.Config is testable without a window.
+// the conversion to and from config.Settings is testable without a window.
 type settingsForm struct {
 	Preset, BaseURL, Model, KeyEnv, Coords string
 	MaxSide, MaxSteps, Keep, Plan, Display string
 }
 
 // formFrom fills the form from a config; zero numbers stay empty (= default).
-func formFrom(c agent.Config) settingsForm {
+func formFrom(c config.Settings) settingsForm {
 	num := func(n int) string {
 		if n == 0 {
 			return ""
@@ -35,7 +34,7 @@ func formFrom(c agent.Config) settingsForm {
 }
 
 // apply returns base with the form's values; every other setting is kept.
-func (f settingsForm) apply(base agent.Config) (agent.Config, error) {
+func (f settingsForm) apply(base config.Settings) (config.Settings, error) {
 	c := base
 	c.Preset = strings.TrimSpace(f.Preset)
 	c.BaseURL = strings.TrimRight(strings.TrimSpace(f.BaseURL), "/")
@@ -106,19 +105,10 @@ func validEnvName(s string) bool {
 	return s != ""
 }
 
-// withPreset returns c set up for preset p.
-func withPreset(c agent.Config, p Preset) agent.Config {
-	c.Preset, c.BaseURL, c.Model = p.Name, p.BaseURL, p.Model
-	c.APIKeyEnv, c.MaxSide, c.CoordMode = p.KeyEnv, p.MaxSide, p.Coords
-	return c
-}
-
 // envOverrides lists the environment variables that override the config file.
 func envOverrides(lookup func(string) (string, bool)) []string {
 	var set []string
-	for _, name := range []string{"OPENAI_BASE_URL", "DESKPILOT_BASE_URL", "DESKPILOT_MODEL",
-		"DESKPILOT_PRESET", "DESKPILOT_API_KEY_ENV", "DESKPILOT_COORD_MODE", "DESKPILOT_IMAGE_MAX_SIDE",
-		"DESKPILOT_MAX_STEPS", "DESKPILOT_KEEP_IMAGES", "DESKPILOT_PLAN_EVERY", "DESKPILOT_DISPLAY"} {
+	for _, name := range config.EnvNames() {
 		if v, ok := lookup(name); ok && v != "" {
 			set = append(set, name)
 		}

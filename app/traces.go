@@ -154,7 +154,7 @@ func (v *tracesView) root() string {
 	if v.u.deps.TraceRoot != "" {
 		return v.u.deps.TraceRoot
 	}
-	return v.u.cfg.Resolved().TraceDir
+	return v.u.resolvedOrDefaults().TraceDir
 }
 
 // reload lists the traces in the background.
@@ -289,10 +289,7 @@ func loadFrame(dir, rel string) image.Image {
 func traceStep(s trace.Step) *stepState {
 	st := &stepState{N: s.Number, Reply: s.Reply, Replied: true, Code: s.Code, CodeSet: true,
 		Usage: agent.Usage{Input: s.Usage.In, Output: s.Usage.Out}, ModelTime: ms(s.ModelMS), Observed: true}
-	for _, a := range s.Actions {
-		st.Actions = append(st.Actions, agent.Action{Name: a.Name, Args: a.Args, Model: a.Model,
-			Screen: a.Screen, To: a.To, Start: a.Start, Duration: ms(a.DurationMS), Result: a.Result, Error: a.Error})
-	}
+	st.Actions = append(st.Actions, s.Actions...)
 	if o := s.Observation; o != nil {
 		st.Obs, st.Err, st.Changed = o.Text, o.Error, o.Changed
 		if d := s.Finish.Sub(s.Begin) - st.ModelTime; d > 0 {

@@ -9,6 +9,7 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
+	"deskpilot/actions"
 	"deskpilot/agent/trace"
 )
 
@@ -34,7 +35,7 @@ func writeTrace(t *testing.T, root string) string {
 		{Type: trace.TypeModelOutput, T: at(3), Step: 1, Text: "Thought: open the folder\n```python\ndouble_click(20, 10)\n```",
 			Usage: &trace.Usage{In: 900, Out: 40}, DurationMS: 1000},
 		{Type: trace.TypeCode, T: at(3), Step: 1, Code: "double_click(20, 10)"},
-		{Type: trace.TypeAction, T: at(4), Step: 1, Action: &trace.Action{Name: "double_click", Args: "20, 10", Screen: &[2]int{40, 20}}},
+		{Type: trace.TypeAction, T: at(4), Step: 1, Action: &actions.Record{Name: "double_click", Args: "20, 10", Screen: &[2]int{40, 20}}},
 		{Type: trace.TypeObservation, T: at(5), Step: 1, Text: "the folder opened", Changed: true, Frame: frame(1, color.RGBA{0, 255, 0, 255})},
 		{Type: trace.TypeStepStart, T: at(6), Step: 2},
 		{Type: trace.TypeModelOutput, T: at(7), Step: 2, Text: "Done.\n```python\nfinal_answer(\"renamed 3 files\")\n```"},

@@ -17,6 +17,7 @@
 package app
 
 import (
+	"deskpilot/internal/config"
 	"errors"
 	"fmt"
 	"os"
@@ -27,8 +28,6 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
-
-	"deskpilot/agent"
 )
 
 // Title is the main window's title; the agent finds its own window by it.
@@ -56,9 +55,9 @@ type UI struct {
 	tick time.Duration    // status refresh while running; 0 = none
 	env  func(string) (string, bool)
 
-	fileCfg agent.Config // the config file as saved
-	cfg     agent.Config // effective: file, then environment
-	cfgErr  error        // why loading failed, shown in settings
+	fileCfg config.Settings // the config file as saved
+	cfg     config.Settings // effective: file, then environment
+	cfgErr  error           // why loading failed, shown in settings
 
 	tabs                                     *container.AppTabs
 	runTab, runsTab, consoleTab, settingsTab *container.TabItem
@@ -91,7 +90,7 @@ func New(a fyne.App, d Deps) *UI {
 
 func newUI(a fyne.App, d Deps, do func(func()), now func() time.Time, tick time.Duration) *UI {
 	if d.ConfigPath == "" {
-		d.ConfigPath = agent.ConfigPath()
+		d.ConfigPath = config.Path()
 	}
 	env := d.LookupEnv
 	if env == nil {
@@ -155,7 +154,7 @@ func (u *UI) build() {
 
 // loadConfig reads the config file and overlays the environment.
 func (u *UI) loadConfig() {
-	fc, err := agent.LoadConfig(u.deps.ConfigPath)
+	fc, err := config.LoadFile(u.deps.ConfigPath)
 	u.fileCfg, u.cfgErr = fc, err
 	u.applyEnv()
 }
@@ -169,8 +168,8 @@ func (u *UI) applyEnv() {
 }
 
 // saveConfig persists c as the config file and refreshes the effective config.
-func (u *UI) saveConfig(c agent.Config) error {
-	if err := agent.SaveConfig(u.deps.ConfigPath, c); err != nil {
+func (u *UI) saveConfig(c config.Settings) error {
+	if err := config.SaveFile(u.deps.ConfigPath, c); err != nil {
 		return err
 	}
 	u.fileCfg, u.cfgErr = c, nil
@@ -179,23 +178,37 @@ func (u *UI) saveConfig(c agent.Config) error {
 	return nil
 }
 
+// resolved is the effective settings resolved, or an error naming the bad setting.
+func (u *UI) resolved() (config.Config, error) { return config.Resolve(u.cfg) }
+
+// resolvedOrDefaults is the effective settings resolved, or the defaults when
+// they do not resolve (for what the UI shows: the trace folder, the key variable).
+func (u *UI) resolvedOrDefaults() config.Config {
+	c, err := u.resolved()
+	if err != nil {
+		return config.Defaults()
+	}
+	return c
+}
+
 // configured reports whether a model endpoint and name are set.
 func (u *UI) configured() bool { return u.cfg.BaseURL != "" && u.cfg.Model != "" }
 
 // preset returns the preset named by the effective config, if any.
-func (u *UI) preset() *Preset {
-	for i := range u.deps.Presets {
-		if u.deps.Presets[i].Name == u.cfg.Preset {
-			return &u.deps.Presets[i]
-		}
+func (u *UI) preset() *config.Preset {
+	if p, ok := config.PresetByName(u.cfg.Preset); ok {
+		return &p
 	}
 	return nil
 }
 
 // apiKey resolves the key for cfg like the CLI does: the environment variable the
 // config names, then the keyring.
-func (u *UI) apiKey(cfg agent.Config) string {
-	name := cfg.Resolved().APIKeyEnv
+func (u *UI) apiKey(cfg config.Config) string {
+	name := cfg.APIKeyEnv
+	if name == config.NoKey {
+		return ""
+	}
 	if v, ok := u.env(name); ok && v != "" {
 		return v
 	}

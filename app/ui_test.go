@@ -12,13 +12,15 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 
+	"deskpilot/actions"
 	"deskpilot/agent"
+	"deskpilot/internal/config"
 )
 
 const step1Reply = "Thought: I open the editor.\n```python\nlaunch(\"gedit\")\n```"
 
-// script is a two-step run: a good step, then one whose code fails.
-func script() []agent.Event {
+// runScript is a two-step run: a good step, then one whose code fails.
+func runScript() []agent.Event {
 	return []agent.Event{
 		agent.RunStarted{Task: "Write a haiku", Model: "vision-7b", MaxSteps: 30, Time: runStart},
 		agent.StepStarted{Step: 1, Max: 30, Time: runStart},
@@ -26,7 +28,7 @@ func script() []agent.Event {
 		agent.TextDelta{Step: 1, Text: "thon\nlaunch(\"gedit\")\n```"},
 		agent.ModelReplied{Step: 1, Text: step1Reply, Usage: agent.Usage{Input: 1200, Output: 80}, Duration: 2 * time.Second},
 		agent.CodeParsed{Step: 1, Code: `launch("gedit")`},
-		agent.ActionDone{Step: 1, Action: agent.Action{Name: "launch", Args: `"gedit"`, Duration: 150 * time.Millisecond, Result: "started"}},
+		agent.ActionDone{Step: 1, Action: actions.Record{Name: "launch", Args: `"gedit"`, Duration: 150 * time.Millisecond, Result: "started"}},
 		agent.Observed{Step: 1, Text: "Screen changed: yes", Changed: true, Frame: solid(160, 90, color.RGBA{0, 128, 0, 255}), Duration: time.Second},
 		agent.StepStarted{Step: 2, Max: 30, Time: runStart.Add(5 * time.Second)},
 		agent.ModelReplied{Step: 2, Text: "Thought: Save it.\n```python\npres(\"ctrl+s\")\n```", Usage: agent.Usage{Input: 1500, Output: 60}, Duration: time.Second},
@@ -48,7 +50,7 @@ func TestRunStartsOnFakeRunner(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHarness(t, configured(t))
-			h.env["PAID_KEY"] = "k-123"
+			h.env["OPENAI_API_KEY"] = "k-123"
 			if h.u.tabs.Selected() != h.u.runTab {
 				t.Fatalf("configured app opened on %q, want Run", h.u.tabs.Selected().Text)
 			}
@@ -100,7 +102,7 @@ func TestRunRefusals(t *testing.T) {
 func TestEventsRenderAsCards(t *testing.T) {
 	h := newHarness(t, configured(t))
 	h.start("Write a haiku")
-	ev := script()
+	ev := runScript()
 	h.emit(ev[:3]...) // first delta only: the thought streams in
 	v := h.u.rv
 	if len(v.cards) != 1 || v.cards[0].thought.Text != "I open the editor." {
@@ -151,7 +153,7 @@ func TestEventsRenderAsCards(t *testing.T) {
 func TestFinishedShowsAnswer(t *testing.T) {
 	h := newHarness(t, configured(t))
 	run := h.start("Write a haiku")
-	h.emit(script()...)
+	h.emit(runScript()...)
 	h.emit(agent.Finished{Outcome: agent.Answered, Answer: "Saved haiku.txt", Steps: 2,
 		Usage: agent.Usage{Input: 2700, Output: 140}, Elapsed: 42 * time.Second, TraceDir: t.TempDir()})
 	run.finish()
@@ -181,8 +183,8 @@ func TestFinishedShowsAnswer(t *testing.T) {
 func TestStopCallsRunStop(t *testing.T) {
 	h := newHarness(t, configured(t))
 	run := h.start("Write a haiku")
-	h.emit(script()[:4]...) // mid-stream
-	test.Tap(h.u.st.stop)   // the strip's Stop
+	h.emit(runScript()[:4]...) // mid-stream
+	test.Tap(h.u.st.stop)      // the strip's Stop
 	if run.stops != 1 {
 		t.Fatalf("Stop called %d times, want 1", run.stops)
 	}
@@ -196,7 +198,7 @@ func TestStopCallsRunStop(t *testing.T) {
 func TestRunEndedWithoutFinished(t *testing.T) {
 	h := newHarness(t, configured(t))
 	run := h.start("Write a haiku")
-	h.emit(script()[:2]...)
+	h.emit(runScript()[:2]...)
 	run.finish()
 	h.q.waitFor(t, "the UI to notice the run ended", func() bool { return h.u.run == nil })
 	if h.u.model.Result.Outcome != agent.Failed || h.u.rv.result.title.Text != "The run failed" {
@@ -207,7 +209,7 @@ func TestRunEndedWithoutFinished(t *testing.T) {
 func TestPausedShowsBanner(t *testing.T) {
 	h := newHarness(t, configured(t))
 	run := h.start("Write a haiku")
-	h.emit(script()[:8]...)
+	h.emit(runScript()[:8]...)
 	h.emit(agent.Paused{Step: 1, Reason: "you moved the mouse"})
 	v := h.u.rv
 	if !v.banner.Visible() || !strings.Contains(v.bannerReason.Text, "you moved the mouse") {
@@ -250,12 +252,12 @@ func TestEventsOfAnOldRunAreIgnored(t *testing.T) {
 
 func TestPresetPickerSaves(t *testing.T) {
 	h := newHarness(t, configured(t))
-	h.u.rv.picker.SetSelected("Local")
-	c, err := agent.LoadConfig(h.u.deps.ConfigPath)
+	h.u.rv.picker.SetSelected("ollama")
+	c, err := config.LoadFile(h.u.deps.ConfigPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Preset != "Local" || c.BaseURL != "http://localhost:11434/v1" || c.Model != "qwen2.5vl:7b" {
+	if c.Preset != "ollama" || c.BaseURL != "http://localhost:11434/v1" || c.Model != "qwen2.5vl:7b" {
 		t.Errorf("saved %+v", c)
 	}
 	if h.u.rv.modelInfo.Text != "qwen2.5vl:7b at http://localhost:11434/v1" {

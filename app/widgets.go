@@ -1,6 +1,7 @@
 package app
 
 import (
+	"deskpilot/actions"
 	"image/color"
 
 	"fyne.io/fyne/v2"
@@ -9,8 +10,6 @@ import (
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
-
-	"deskpilot/agent"
 )
 
 // box is a rounded panel behind content, coloured from the theme so it follows
@@ -158,7 +157,7 @@ func caption(s string) fyne.CanvasObject {
 }
 
 // actionLabel is one executed primitive; failed ones show in the error colour.
-func actionLabel(a agent.Action) *widget.Label {
+func actionLabel(a actions.Record) *widget.Label {
 	l := widget.NewLabelWithStyle(actionText(a), fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
 	l.Wrapping = fyne.TextWrapWord
 	if a.Error != "" {

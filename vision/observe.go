@@ -44,7 +44,7 @@ type Observation struct {
 	Downscale, Encode time.Duration
 }
 
-// Observer runs the observation pipeline of DESIGN.md §5 on captured
+// Observer runs the observation pipeline on captured
 // frames: mask (a copy of the full frame) -> downscale -> draw the cursor
 // and marks -> encode -> data URL. Marks are drawn after downscaling, in the
 // model image's pixels, so they keep the same legible size whatever the

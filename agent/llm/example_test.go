@@ -8,11 +8,10 @@ import (
 	"deskpilot/agent/llm"
 )
 
-// A client for a preset, streaming a reply about a screenshot. (Not run: it needs a
-// model server.)
+// A client for a local Ollama, streaming a reply about a screenshot. (Not run: it
+// needs a model server.)
 func ExampleClient_Complete() {
-	p, _ := llm.PresetByName("ollama")
-	cl := llm.New(llm.Config{BaseURL: p.BaseURL, Model: p.Model, APIKey: os.Getenv(p.KeyEnv)})
+	cl := llm.New(llm.Config{BaseURL: "http://localhost:11434/v1", Model: "qwen2.5vl:7b", APIKey: os.Getenv("OLLAMA_API_KEY")})
 	screenshot := "data:image/png;base64,..." // vision.DataURL of the downscaled frame
 	res, err := cl.Complete(context.Background(), llm.Request{
 		Messages: []llm.Message{

@@ -41,15 +41,21 @@ type DesktopDeps struct {
 	Frames vision.Capturer
 	// Secrets looks up a type_secret value by name.
 	Secrets func(name string) (string, bool)
-	// Guard is called before every input primitive with the call as
-	// logged (e.g. `click(640, 400)`, `press("ctrl+shift+t")` with the
-	// combo in canonical form; secrets never appear) and its first screen
-	// point (nil for keyboard primitives). A non-nil error refuses
-	// the primitive and its text goes back to the model. The agent uses it
-	// to keep clicks out of its own window, apply the safety policy and
-	// pause on takeover; time spent in Guard does not count toward the
-	// block's time limit.
-	Guard func(ctx context.Context, action string, at *vision.ScreenPoint) error
+	// Guard is called before every input primitive (each point of a drag
+	// once). A non-nil error refuses the primitive and its text goes back
+	// to the model. The agent uses it to keep clicks out of its own window,
+	// apply the safety policy and pause on takeover; time spent in Guard
+	// does not count toward the block's time limit.
+	Guard func(ctx context.Context, g Guarded) error
+}
+
+// Guarded is a primitive about to run, as a guard sees it: typed values,
+// never text to parse again.
+type Guarded struct {
+	Tool  *Tool               // the builtin: its Kind and Risk
+	Call  string              // the call as logged, e.g. `press("ctrl+shift+t")`; secrets never appear
+	At    *vision.ScreenPoint // the screen point it acts at; nil for keys and programs
+	Combo *actions.Combo      // the combo pressed or held; nil otherwise
 }
 
 // Limits of the desktop tools.
@@ -60,7 +66,7 @@ const (
 	MaxZoomFactor = 4                // upscaling of small zoom() regions
 )
 
-// Desktop returns the mouse, keyboard and screen tools of DESIGN.md §2
+// Desktop returns the mouse, keyboard and screen tools of the catalogue
 // (groups "mouse", "keyboard", "screen"): click, double_click, right_click,
 // move, drag, scroll, type_text, type_secret, press, hold, screenshot, zoom,
 // screen_size, cursor_position and wait. Coordinates are the model's, mapped
@@ -79,51 +85,16 @@ func Desktop(d DesktopDeps) []Tool {
 
 type desktop struct{ DesktopDeps }
 
-func xyParams() []Param {
-	return []Param{
-		{Name: "x", Type: "int", Doc: "horizontal position in the screenshot's coordinates (0 is the left edge)."},
-		{Name: "y", Type: "int", Doc: "vertical position in the screenshot's coordinates (0 is the top edge)."},
-	}
-}
-
-func cornerParams() []Param {
-	return []Param{
-		{Name: "x1", Type: "int", Doc: "x of the first corner."},
-		{Name: "y1", Type: "int", Doc: "y of the first corner."},
-		{Name: "x2", Type: "int", Doc: "x of the second corner."},
-		{Name: "y2", Type: "int", Doc: "y of the second corner."},
-	}
-}
-
-func keysParam() Param {
-	return Param{Name: "keys", Type: "str", Doc: `a key or a combination joined with "+", e.g. "enter", "tab", "ctrl+s", "ctrl+shift+t".`}
-}
-
 func (d *desktop) mouseTools() []Tool {
-	button := Param{Name: "button", Type: "str", Default: `"left"`, Doc: `"left", "right" or "middle".`}
-	scrollParams := append(xyParams(),
-		Param{Name: "direction", Type: "str", Default: `"down"`, Doc: `"up", "down", "left" or "right".`},
-		Param{Name: "amount", Type: "int", Default: "3", Doc: fmt.Sprintf("wheel clicks, 1 to %d (one click is about three lines of text).", MaxScroll)})
 	return []Tool{
-		d.tool("mouse", "click", "Move the mouse to (x, y) and click there.", "",
-			append(xyParams(), button), d.click),
-		d.tool("mouse", "double_click", "Double-click the left button at (x, y), e.g. to open a file or select a word.", "",
-			xyParams(), d.clickWith(actions.Left, 2)),
-		d.tool("mouse", "right_click", "Click the right button at (x, y), usually to open a context menu.", "",
-			xyParams(), d.clickWith(actions.Right, 1)),
-		d.tool("mouse", "move", "Move the mouse to (x, y) without clicking, e.g. to hover over a menu or tooltip.", "",
-			xyParams(), func(c *Call, a *Args) error {
-				return d.pointAct(c, a, "moved", func(ctx context.Context, p actions.Point) error { return d.Input.Move(ctx, p) })
-			}),
-		d.tool("mouse", "drag", "Press the left button at (x1, y1), move to (x2, y2) and release: drag and drop, select text, move a slider.", "",
-			[]Param{
-				{Name: "x1", Type: "int", Doc: "x where the drag starts."},
-				{Name: "y1", Type: "int", Doc: "y where the drag starts."},
-				{Name: "x2", Type: "int", Doc: "x where it ends."},
-				{Name: "y2", Type: "int", Doc: "y where it ends."},
-			}, d.drag),
-		d.tool("mouse", "scroll", "Move the mouse to (x, y) and turn the wheel there.", "",
-			scrollParams, d.scroll),
+		d.tool("click", d.click),
+		d.tool("double_click", d.clickWith(actions.Left, 2)),
+		d.tool("right_click", d.clickWith(actions.Right, 1)),
+		d.tool("move", func(c *Call, a *Args) error {
+			return d.pointAct(c, a, "moved", func(ctx context.Context, p actions.Point) error { return d.Input.Move(ctx, p) })
+		}),
+		d.tool("drag", d.drag),
+		d.tool("scroll", d.scroll),
 	}
 }
 
@@ -149,53 +120,43 @@ func (d *desktop) clickWith(b actions.Button, n int) func(c *Call, a *Args) erro
 
 func (d *desktop) keyboardTools() []Tool {
 	return []Tool{
-		d.tool("keyboard", "type_text", "Type text at the keyboard focus as if on a keyboard; any Unicode works. Click the field first; use press() for enter, tab and shortcuts.", "",
-			[]Param{{Name: "text", Type: "str", Doc: "the text to type."}}, d.typeText),
-		d.tool("keyboard", "type_secret", "Type the stored secret called name (a password or token) at the keyboard focus. You never see its value and it is never logged.", "",
-			[]Param{{Name: "name", Type: "str", Doc: "the secret's name, as given in the task."}}, d.typeSecret),
-		d.tool("keyboard", "press", `Press a key or key combination and release it, e.g. press("enter"), press("ctrl+s"), press("alt+f4").`, "",
-			[]Param{keysParam()}, d.press),
-		d.tool("keyboard", "hold", fmt.Sprintf("Hold a key or combination down for some seconds (at most %d), then release it.", int(MaxHold.Seconds())), "",
-			[]Param{keysParam(), {Name: "seconds", Type: "float", Doc: "how long to hold."}}, d.hold),
+		d.tool("type_text", d.typeText),
+		d.tool("type_secret", d.typeSecret),
+		d.tool("press", d.press),
+		d.tool("hold", d.hold),
 	}
 }
 
 func (d *desktop) screenTools() []Tool {
 	return []Tool{
-		d.tool("screen", "screenshot", "Capture the screen now and show it with the next observation. A fresh screenshot follows every block anyway; use this to see a state in between.", "",
-			nil, d.screenshot),
-		d.tool("screen", "zoom", "Show the region between corners (x1, y1) and (x2, y2) at the screen's full resolution with the next observation, to read small text. Positions in the zoomed image are not screen coordinates: keep using the screenshot's.", "",
-			cornerParams(), d.zoom),
-		d.query("screen_size", "Return (width, height) of the coordinate space you click in: the screenshot's size in pixels, or (1000, 1000) for normalised coordinates.",
-			"tuple[int, int]", d.screenSize),
-		d.query("cursor_position", "Return the mouse position (x, y) in the screenshot's coordinates, or None when the mouse is on another display.",
-			"tuple[int, int] | None", d.cursorPosition),
-		d.tool("screen", "wait", fmt.Sprintf("Pause, e.g. while a page or app loads (at most %d seconds per call). Waiting does not count toward the block's time limit.", int(MaxWait.Seconds())), "",
-			[]Param{{Name: "seconds", Type: "float", Doc: "how long to wait."}}, d.wait),
+		d.tool("screenshot", d.screenshot),
+		d.tool("zoom", d.zoom),
+		d.query("screen_size", d.screenSize),
+		d.query("cursor_position", d.cursorPosition),
+		d.tool("wait", d.wait),
 	}
 }
 
-// tool builds a Tool whose body binds the arguments and returns None.
-func (d *desktop) tool(group, name, doc, returns string, params []Param, body func(c *Call, a *Args) error) Tool {
-	return Tool{Name: name, Group: group, Params: params, Doc: doc, Returns: returns,
-		Fn: func(c *Call, _ starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
-			a, err := c.Bind()
-			if err != nil {
-				return nil, err
-			}
-			return nil, body(c, a)
-		}}
+// tool binds the catalogue's builtin name to a body that binds the arguments
+// and returns None.
+func (d *desktop) tool(name string, body func(c *Call, a *Args) error) Tool {
+	return Builtin(name, func(c *Call, _ starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+		a, err := c.Bind()
+		if err != nil {
+			return nil, err
+		}
+		return nil, body(c, a)
+	})
 }
 
-// query builds a parameterless screen Tool that returns a value.
-func (d *desktop) query(name, doc, returns string, fn func(c *Call) (starlark.Value, error)) Tool {
-	return Tool{Name: name, Group: "screen", Doc: doc, Returns: returns,
-		Fn: func(c *Call, _ starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
-			if _, err := c.Bind(); err != nil {
-				return nil, err
-			}
-			return fn(c)
-		}}
+// query binds the catalogue's parameterless builtin name to fn, which returns a value.
+func (d *desktop) query(name string, fn func(c *Call) (starlark.Value, error)) Tool {
+	return Builtin(name, func(c *Call, _ starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+		if _, err := c.Bind(); err != nil {
+			return nil, err
+		}
+		return fn(c)
+	})
 }
 
 // point reads a model point from the arguments named xn and yn and maps it.
@@ -217,12 +178,12 @@ func (d *desktop) pointAct(c *Call, a *Args, result string, do func(ctx context.
 	if err != nil {
 		return err
 	}
-	act := Action{Model: &[2]float64{mp.X, mp.Y}, Screen: &[2]int{sp.X, sp.Y}, Result: result}
-	return d.act(c, act, &sp, func(ctx context.Context) error { return do(ctx, actions.Point(sp)) })
+	act := actions.Record{Model: &[2]float64{mp.X, mp.Y}, Screen: &[2]int{sp.X, sp.Y}, Result: result}
+	return d.act(c, act, Guarded{At: &sp}, func(ctx context.Context) error { return do(ctx, actions.Point(sp)) })
 }
 
 // act runs one input primitive: the guard (untimed), then do, then logs it.
-func (d *desktop) act(c *Call, act Action, at *vision.ScreenPoint, do func(ctx context.Context) error) error {
+func (d *desktop) act(c *Call, act actions.Record, g Guarded, do func(ctx context.Context) error) error {
 	if d.Input == nil {
 		return errors.New("no mouse and keyboard are available")
 	}
@@ -231,10 +192,12 @@ func (d *desktop) act(c *Call, act Action, at *vision.ScreenPoint, do func(ctx c
 		act.Args = c.ArgsText()
 	}
 	act.Start = c.Now()
-	err := d.guard(c, c.Name+"("+act.Args+")", at)
+	g.Tool, g.Call = c.tool, c.Name+"("+act.Args+")"
+	err := d.guard(c, g)
 	if err == nil && act.To != nil && c.Name == "drag" {
 		// A drop point is checked like the start (deskpilot's own window).
-		err = d.guard(c, c.Name+"("+act.Args+")", &vision.ScreenPoint{X: act.To[0], Y: act.To[1]})
+		g.At = &vision.ScreenPoint{X: act.To[0], Y: act.To[1]}
+		err = d.guard(c, g)
 	}
 	if err != nil {
 		act.Result = "refused"
@@ -252,12 +215,12 @@ func (d *desktop) act(c *Call, act Action, at *vision.ScreenPoint, do func(ctx c
 	return err
 }
 
-func (d *desktop) guard(c *Call, action string, at *vision.ScreenPoint) error {
+func (d *desktop) guard(c *Call, g Guarded) error {
 	if d.Guard == nil {
 		return nil
 	}
 	defer c.Untimed()()
-	return d.Guard(c.Ctx, action, at)
+	return d.Guard(c.Ctx, g)
 }
 
 func (d *desktop) drag(c *Call, a *Args) error {
@@ -269,8 +232,8 @@ func (d *desktop) drag(c *Call, a *Args) error {
 	if err != nil {
 		return err
 	}
-	act := Action{Model: &[2]float64{m1.X, m1.Y}, Screen: &[2]int{s1.X, s1.Y}, To: &[2]int{s2.X, s2.Y}, Result: "dragged"}
-	return d.act(c, act, &s1, func(ctx context.Context) error {
+	act := actions.Record{Model: &[2]float64{m1.X, m1.Y}, Screen: &[2]int{s1.X, s1.Y}, To: &[2]int{s2.X, s2.Y}, Result: "dragged"}
+	return d.act(c, act, Guarded{At: &s1}, func(ctx context.Context) error {
 		return d.Input.Drag(ctx, actions.Point(s1), actions.Point(s2))
 	})
 }
@@ -297,8 +260,8 @@ func (d *desktop) typeText(c *Call, a *Args) error {
 	if err := a.Err(); err != nil {
 		return err
 	}
-	act := Action{Result: fmt.Sprintf("typed %d characters", len([]rune(text)))}
-	return d.act(c, act, nil, func(ctx context.Context) error { return d.Input.Type(ctx, text) })
+	act := actions.Record{Result: fmt.Sprintf("typed %d characters", len([]rune(text)))}
+	return d.act(c, act, Guarded{}, func(ctx context.Context) error { return d.Input.Type(ctx, text) })
 }
 
 func (d *desktop) typeSecret(c *Call, a *Args) error {
@@ -313,8 +276,8 @@ func (d *desktop) typeSecret(c *Call, a *Args) error {
 	if !ok {
 		return fmt.Errorf("no secret named %q is configured; use only the secret names given in the task", name)
 	}
-	act := Action{Result: "typed [redacted]"}
-	return d.act(c, act, nil, func(ctx context.Context) error {
+	act := actions.Record{Result: "typed [redacted]"}
+	return d.act(c, act, Guarded{}, func(ctx context.Context) error {
 		if err := d.Input.Type(ctx, secret); err != nil {
 			return errors.New(redact(err.Error(), secret))
 		}
@@ -335,8 +298,8 @@ func (d *desktop) press(c *Call, a *Args) error {
 	if err != nil {
 		return err
 	}
-	act := Action{Args: strconv.Quote(combo.String()), Result: "pressed"}
-	return d.act(c, act, nil, func(ctx context.Context) error {
+	act := actions.Record{Args: strconv.Quote(combo.String()), Result: "pressed"}
+	return d.act(c, act, Guarded{Combo: &combo}, func(ctx context.Context) error {
 		return d.Input.Press(ctx, combo)
 	})
 }
@@ -350,12 +313,14 @@ func (d *desktop) hold(c *Call, a *Args) error {
 	if err != nil {
 		return err
 	}
-	dur := time.Duration(secs * float64(time.Second))
-	if secs <= 0 || dur > MaxHold {
+	// Compared as numbers before any conversion: 1e300 seconds would
+	// overflow a Duration into a small or negative one.
+	if !(secs > 0 && secs <= MaxHold.Seconds()) {
 		return fmt.Errorf("seconds must be more than 0 and at most %d, got %g", int(MaxHold.Seconds()), secs)
 	}
-	act := Action{Args: fmt.Sprintf("%q, %g", combo.String(), secs), Result: "held"}
-	return d.act(c, act, nil, func(ctx context.Context) error {
+	dur := time.Duration(secs * float64(time.Second))
+	act := actions.Record{Args: fmt.Sprintf("%q, %g", combo.String(), secs), Result: "held"}
+	return d.act(c, act, Guarded{Combo: &combo}, func(ctx context.Context) error {
 		defer c.Untimed()()
 		return d.Input.Hold(ctx, combo, dur)
 	})
@@ -374,13 +339,13 @@ func (d *desktop) wait(c *Call, a *Args) error {
 	if err := a.Err(); err != nil {
 		return err
 	}
-	dur := time.Duration(secs * float64(time.Second))
-	if secs < 0 || dur > MaxWait {
+	if !(secs >= 0 && secs <= MaxWait.Seconds()) { // before converting: see hold
 		return fmt.Errorf("seconds must be 0 to %d, got %g; call wait again to wait longer", int(MaxWait.Seconds()), secs)
 	}
+	dur := time.Duration(secs * float64(time.Second))
 	start := c.Now()
 	err := c.Sleep(dur)
-	act := Action{Name: c.Name, Args: c.ArgsText(), Start: start, Duration: c.Now().Sub(start), Result: "waited"}
+	act := actions.Record{Name: c.Name, Args: c.ArgsText(), Start: start, Duration: c.Now().Sub(start), Result: "waited"}
 	if err != nil {
 		act.Error, act.Result = err.Error(), "interrupted"
 	}

@@ -1,6 +1,8 @@
 package script
 
 import (
+	"deskpilot/actions"
+
 	"context"
 	"errors"
 	"fmt"
@@ -33,7 +35,7 @@ func (d *desktop) capture(ctx context.Context) (*image.RGBA, error) {
 
 func (d *desktop) screenshot(c *Call, _ *Args) error {
 	start := c.Now()
-	act := Action{Name: c.Name, Start: start}
+	act := actions.Record{Name: c.Name, Start: start}
 	frame, err := d.capture(c.Ctx)
 	if err == nil {
 		img := vision.Downscale(frame, d.imageSize())
@@ -57,7 +59,7 @@ func (d *desktop) zoom(c *Call, a *Args) error {
 		return err
 	}
 	start := c.Now()
-	act := Action{Name: c.Name, Args: c.ArgsText(), Start: start,
+	act := actions.Record{Name: c.Name, Args: c.ArgsText(), Start: start,
 		Model: &[2]float64{m1.X, m1.Y}, Screen: &[2]int{s1.X, s1.Y}, To: &[2]int{s2.X, s2.Y}}
 	// The region spans both corner pixels, in screen coordinates.
 	r := image.Rect(min(s1.X, s2.X), min(s1.Y, s2.Y), max(s1.X, s2.X)+1, max(s1.Y, s2.Y)+1)

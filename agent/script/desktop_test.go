@@ -150,9 +150,13 @@ func TestDesktopPrimitives(t *testing.T) {
 func TestDesktopActionLog(t *testing.T) {
 	var guarded []string
 	e, _ := newDesktop(t, "", func(d *DesktopDeps) {
-		d.Guard = func(_ context.Context, action string, at *vision.ScreenPoint) error {
-			if at != nil {
-				action = fmt.Sprintf("%s@%d,%d", action, at.X, at.Y)
+		d.Guard = func(_ context.Context, g Guarded) error {
+			action := g.Call
+			if g.At != nil {
+				action = fmt.Sprintf("%s@%d,%d", action, g.At.X, g.At.Y)
+			}
+			if g.Tool == nil || g.Tool.Kind == "" {
+				t.Errorf("guard of %s got no catalogue entry", g.Call)
 			}
 			guarded = append(guarded, action)
 			return nil
@@ -219,8 +223,8 @@ func TestDesktopErrors(t *testing.T) {
 func TestTypeSecretRedaction(t *testing.T) {
 	const secret = "hunter2-s3cret"
 	var guarded []string
-	guard := func(_ context.Context, action string, _ *vision.ScreenPoint) error {
-		guarded = append(guarded, action)
+	guard := func(_ context.Context, g Guarded) error {
+		guarded = append(guarded, g.Call)
 		return nil
 	}
 	check := func(t *testing.T, res Result) {
@@ -267,9 +271,9 @@ func TestGuard(t *testing.T) {
 	t.Run("refusal reaches the model", func(t *testing.T) {
 		var at *vision.ScreenPoint
 		e, in := newDesktop(t, "", func(d *DesktopDeps) {
-			d.Guard = func(_ context.Context, action string, p *vision.ScreenPoint) error {
-				at = p
-				if strings.HasPrefix(action, "click(") {
+			d.Guard = func(_ context.Context, g Guarded) error {
+				at = g.At
+				if g.Tool.Name == "click" {
 					return errors.New("that point is inside deskpilot's own window; click elsewhere")
 				}
 				return nil
@@ -293,7 +297,7 @@ func TestGuard(t *testing.T) {
 		in := &fakeInput{}
 		deps := DesktopDeps{
 			Mapper: vision.NewMapper(testDisplay, 960, ""), Input: in,
-			Guard: func(ctx context.Context, _ string, _ *vision.ScreenPoint) error {
+			Guard: func(ctx context.Context, _ Guarded) error {
 				select { // a paused run: longer than the block's time limit
 				case <-time.After(600 * time.Millisecond):
 					return nil

@@ -1,6 +1,8 @@
 package script
 
 import (
+	"deskpilot/actions"
+
 	"context"
 	"errors"
 	"fmt"
@@ -42,12 +44,12 @@ type Options struct {
 // Result is what one block did. Output and Actions are kept whatever the
 // outcome; at most one of Err and Final is set.
 type Result struct {
-	Output      string       // printed text, middle-truncated past Options.MaxOutput
-	Err         *Error       // why the block stopped early; nil when it ran to the end or answered
-	Final       *Final       // set when the block called final_answer
-	Actions     []Action     // primitives the tools executed, in order
-	Attachments []Attachment // images for the next observation, in order
-	Steps       uint64       // Starlark execution steps used
+	Output      string           // printed text, middle-truncated past Options.MaxOutput
+	Err         *Error           // why the block stopped early; nil when it ran to the end or answered
+	Final       *Final           // set when the block called final_answer
+	Actions     []actions.Record // primitives the tools executed, in order
+	Attachments []Attachment     // images for the next observation, in order
+	Steps       uint64           // Starlark execution steps used
 }
 
 // Error kinds.
@@ -116,6 +118,16 @@ func New(o Options, tools ...Tool) *Executor {
 	}
 	e.stubs = renderStubs(e.tools)
 	return e
+}
+
+// Kind returns the kind of the registered tool called name; "" for any other name.
+func (e *Executor) Kind(name string) Kind {
+	for _, t := range e.tools {
+		if t.Name == name {
+			return t.Kind
+		}
+	}
+	return ""
 }
 
 // Stubs returns every tool as a Python-style stub with a docstring, grouped,
@@ -228,7 +240,7 @@ type run struct {
 	out      output // written on the thread's goroutine only
 	mu       sync.Mutex
 	final    *Final
-	actions  []Action
+	actions  []actions.Record
 	attached []Attachment
 }
 

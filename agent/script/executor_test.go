@@ -1,6 +1,8 @@
 package script
 
 import (
+	"deskpilot/actions"
+
 	"context"
 	"strings"
 	"testing"
@@ -44,7 +46,7 @@ func testTools(napping chan<- struct{}) []Tool {
 				if err := a.Err(); err != nil {
 					return nil, err
 				}
-				c.Log(Action{Name: c.Name, Args: c.ArgsText(), Model: &[2]float64{x, 0}, Result: label})
+				c.Log(actions.Record{Name: c.Name, Args: c.ArgsText(), Model: &[2]float64{x, 0}, Result: label})
 				return starlark.MakeInt(int(x) * 2), nil
 			},
 		},

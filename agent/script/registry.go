@@ -115,33 +115,24 @@ func (e *Executor) builtin(t *Tool) *starlark.Builtin {
 
 // finalAnswerTool is the always-present final_answer.
 func finalAnswerTool() Tool {
-	return Tool{
-		Name:  "final_answer",
-		Group: "control",
-		Params: []Param{{
-			Name: "answer", Type: "Any",
-			Doc: "the answer to the task; a string is given as-is, any other value as str(value).",
-		}},
-		Doc: "Give the final answer and end the task. The block stops here, even inside a function.",
-		Fn: func(c *Call, _ starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
-			a, err := c.Bind()
-			if err != nil {
-				return nil, err
-			}
-			v := a.Value("answer")
-			s, ok := v.(starlark.String)
-			if !ok {
-				s = starlark.String(v.String())
-			}
-			c.r.mu.Lock()
-			if c.r.final == nil {
-				c.r.final = &Final{Value: string(s)}
-			}
-			c.r.mu.Unlock()
-			c.r.stop(stopFinal)
-			return nil, errFinal
-		},
-	}
+	return Builtin("final_answer", func(c *Call, _ starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+		a, err := c.Bind()
+		if err != nil {
+			return nil, err
+		}
+		v := a.Value("answer")
+		s, ok := v.(starlark.String)
+		if !ok {
+			s = starlark.String(v.String())
+		}
+		c.r.mu.Lock()
+		if c.r.final == nil {
+			c.r.final = &Final{Value: string(s)}
+		}
+		c.r.mu.Unlock()
+		c.r.stop(stopFinal)
+		return nil, errFinal
+	})
 }
 
 // check refuses, before anything runs, load statements and top-level

@@ -1,6 +1,8 @@
 package script
 
 import (
+	"deskpilot/actions"
+
 	"context"
 	"errors"
 	"fmt"
@@ -25,11 +27,11 @@ type ResearchDeps struct {
 	Inspector *inspect.Inspector
 }
 
-// Research returns the text browser and file inspector tools of DESIGN.md
-// §2 (groups "browser" and "files"): web_search, visit_page, page_up,
+// Research returns the text browser and file inspector tools of the catalogue
+// (groups "browser" and "files"): web_search, visit_page, page_up,
 // page_down, find_on_page, find_next, archived_url and inspect_file. Each
 // returns the text the browser or inspector answers with (the model prints
-// it to read it) and logs an Action whose Result sums the answer up, e.g.
+// it to read it) and logs an actions.Record whose Result sums the answer up, e.g.
 // "Address: https://example.com/, page 1 of 3".
 //
 // Arguments are checked before anything is fetched, with messages naming
@@ -49,104 +51,80 @@ func Research(d ResearchDeps) []Tool {
 }
 
 func browserTools(b *browser.Browser) []Tool {
-	urlParam := Param{Name: "url", Type: "str", Doc: `an http(s) address, e.g. "https://en.wikipedia.org/wiki/Starlark", or a link from the current page.`}
 	return []Tool{
-		textTool("browser", "web_search",
-			`Search the web and return the results as text: a numbered list of titles with links, dates and snippets. Print it to read it, e.g. print(web_search("tallest building in Europe")), then open a result with visit_page(link).`,
-			[]Param{
-				{Name: "query", Type: "str", Doc: "what to search for, as you would type it into a search engine."},
-				{Name: "year", Type: "int | None", Default: "None", Doc: "only results published in this year, e.g. 2023; None for any time."},
-			}, func(c *Call, a *Args) (string, error) {
-				query, year, err := searchArgs(c, a)
-				if err != nil {
-					return "", err
-				}
-				return netCall(c, summarizeSearch, func(ctx context.Context) (string, error) { return b.Search(ctx, query, year) })
-			}),
-		textTool("browser", "visit_page",
-			`Open a web page and return its first viewport as text: a header (Address, Title, "Viewport position: Showing page X of Y.") and a few thousand characters of the page as markdown, links kept. A file (PDF, Office document, archive) is downloaded and returned as text, saying where it was saved. Print the result to read it.`,
-			[]Param{urlParam}, func(c *Call, a *Args) (string, error) {
-				u, err := nonEmpty(c, a, "url", `e.g. visit_page("https://example.com")`)
-				if err != nil {
-					return "", err
-				}
-				return netCall(c, summarizePage, func(ctx context.Context) (string, error) { return b.Visit(ctx, u) })
-			}),
-		textTool("browser", "page_down", "Scroll the current page one viewport down and return that viewport, with the header. At the last viewport it stays there.",
-			nil, func(c *Call, _ *Args) (string, error) { return quickCall(c, summarizePage, b.PageDown), nil }),
-		textTool("browser", "page_up", "Scroll the current page one viewport up and return that viewport, with the header. At the first viewport it stays there.",
-			nil, func(c *Call, _ *Args) (string, error) { return quickCall(c, summarizePage, b.PageUp), nil }),
-		textTool("browser", "find_on_page",
-			"Find text on the current page, ignoring case and punctuation; * matches any run of characters. The search starts at the current viewport and wraps around to the top. Return the viewport holding the first match, or a message saying it was not found.",
-			[]Param{{Name: "text", Type: "str", Doc: `the words to find, e.g. "population" or "founded in *".`}},
-			func(c *Call, a *Args) (string, error) {
-				text, err := nonEmpty(c, a, "text", `e.g. find_on_page("population")`)
-				if err != nil {
-					return "", err
-				}
-				return quickCall(c, summarizeFind, func() string { return b.Find(text) }), nil
-			}),
-		textTool("browser", "find_next", "Return the viewport holding the next match of the last find_on_page, wrapping around to the top.",
-			nil, func(c *Call, _ *Args) (string, error) { return quickCall(c, summarizeFind, b.FindNext), nil }),
-		textTool("browser", "archived_url",
-			"Open the Wayback Machine's copy of a page as it was near a date (or its nearest snapshot) and return the first viewport, like visit_page. Use it for pages that have changed or are gone.",
-			[]Param{
-				{Name: "url", Type: "str", Doc: "the address of the page as it was then."},
-				{Name: "date", Type: "str", Doc: `the date as "YYYYMMDD", e.g. "20200131".`},
-			}, func(c *Call, a *Args) (string, error) {
-				u, date, err := archiveArgs(c, a)
-				if err != nil {
-					return "", err
-				}
-				return netCall(c, summarizeArchive, func(ctx context.Context) (string, error) { return b.Archived(ctx, u, date) })
-			}),
+		textTool("web_search", func(c *Call, a *Args) (string, error) {
+			query, year, err := searchArgs(c, a)
+			if err != nil {
+				return "", err
+			}
+			return netCall(c, summarizeSearch, func(ctx context.Context) (string, error) { return b.Search(ctx, query, year) })
+		}),
+		textTool("visit_page", func(c *Call, a *Args) (string, error) {
+			u, err := nonEmpty(c, a, "url", `e.g. visit_page("https://example.com")`)
+			if err != nil {
+				return "", err
+			}
+			return netCall(c, summarizePage, func(ctx context.Context) (string, error) { return b.Visit(ctx, u) })
+		}),
+		textTool("page_down", func(c *Call, _ *Args) (string, error) { return quickCall(c, summarizePage, b.PageDown), nil }),
+		textTool("page_up", func(c *Call, _ *Args) (string, error) { return quickCall(c, summarizePage, b.PageUp), nil }),
+		textTool("find_on_page", func(c *Call, a *Args) (string, error) {
+			text, err := nonEmpty(c, a, "text", `e.g. find_on_page("population")`)
+			if err != nil {
+				return "", err
+			}
+			return quickCall(c, summarizeFind, func() string { return b.Find(text) }), nil
+		}),
+		textTool("find_next", func(c *Call, _ *Args) (string, error) { return quickCall(c, summarizeFind, b.FindNext), nil }),
+		textTool("archived_url", func(c *Call, a *Args) (string, error) {
+			u, date, err := archiveArgs(c, a)
+			if err != nil {
+				return "", err
+			}
+			return netCall(c, summarizeArchive, func(ctx context.Context) (string, error) { return b.Archived(ctx, u, date) })
+		}),
 	}
 }
 
 func inspectTool(in *inspect.Inspector) Tool {
-	return textTool("files", "inspect_file",
-		`Read a local file and return its content as markdown text: plain text, Markdown, CSV/TSV, JSON, XML, HTML, PDF (with page markers), DOCX, XLSX (a table per sheet), PPTX (a section per slide), ZIP (a listing; read a member as "archive.zip/member") and images (size, format and a caption). With a question, a model reads the file and its answer is returned instead of the text. Print the result to read it.`,
-		[]Param{
-			{Name: "path", Type: "str", Doc: `the file: an absolute path, "~/..." or the path a download was saved to.`},
-			{Name: "question", Type: "str | None", Default: "None", Doc: `a question about the file, e.g. "What is the total in the last row?"; None returns the text.`},
-		}, func(c *Call, a *Args) (string, error) {
-			path, err := nonEmpty(c, a, "path", `e.g. inspect_file("~/Downloads/report.pdf")`)
-			if err != nil {
-				return "", err
-			}
-			q, _ := a.OptString("question")
-			if err := a.Err(); err != nil {
-				return "", err
-			}
-			summarize := summarizeFile
-			if strings.TrimSpace(q) != "" {
-				summarize = func(s string) string { return "answered: " + firstLine(s, 80) }
-			}
-			return netCall(c, summarize, func(ctx context.Context) (string, error) { return in.Inspect(ctx, path, q) })
-		})
+	return textTool("inspect_file", func(c *Call, a *Args) (string, error) {
+		path, err := nonEmpty(c, a, "path", `e.g. inspect_file("~/Downloads/report.pdf")`)
+		if err != nil {
+			return "", err
+		}
+		q, _ := a.OptString("question")
+		if err := a.Err(); err != nil {
+			return "", err
+		}
+		summarize := summarizeFile
+		if strings.TrimSpace(q) != "" {
+			summarize = func(s string) string { return "answered: " + firstLine(s, 80) }
+		}
+		return netCall(c, summarize, func(ctx context.Context) (string, error) { return in.Inspect(ctx, path, q) })
+	})
 }
 
-// textTool builds a Tool returning str whose body binds the arguments.
-func textTool(group, name, doc string, params []Param, body func(c *Call, a *Args) (string, error)) Tool {
-	return Tool{Name: name, Group: group, Params: params, Doc: doc, Returns: "str",
-		Fn: func(c *Call, _ starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
-			a, err := c.Bind()
-			if err != nil {
-				return nil, err
-			}
-			s, err := body(c, a)
-			if err != nil {
-				return nil, err
-			}
-			return starlark.String(s), nil
-		}}
+// textTool binds the catalogue's builtin name to a body that binds the
+// arguments and returns str.
+func textTool(name string, body func(c *Call, a *Args) (string, error)) Tool {
+	return Builtin(name, func(c *Call, _ starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+		a, err := c.Bind()
+		if err != nil {
+			return nil, err
+		}
+		s, err := body(c, a)
+		if err != nil {
+			return nil, err
+		}
+		return starlark.String(s), nil
+	})
 }
 
 // netCall runs do, which waits on the network or a model, with the block's
 // clock stopped, and logs it. A failure after the block was stopped reports
 // the stop, not the network error it caused.
 func netCall(c *Call, summarize func(string) string, do func(ctx context.Context) (string, error)) (string, error) {
-	act := Action{Name: c.Name, Args: c.ArgsText(), Start: c.Now()}
+	act := actions.Record{Name: c.Name, Args: c.ArgsText(), Start: c.Now()}
 	resume := c.Untimed()
 	text, err := do(c.Ctx)
 	resume()
@@ -170,7 +148,7 @@ func netCall(c *Call, summarize func(string) string, do func(ctx context.Context
 func quickCall(c *Call, summarize func(string) string, do func() string) string {
 	start := c.Now()
 	text := do()
-	c.Log(Action{Name: c.Name, Args: c.ArgsText(), Start: start, Duration: c.Now().Sub(start), Result: summarize(text)})
+	c.Log(actions.Record{Name: c.Name, Args: c.ArgsText(), Start: start, Duration: c.Now().Sub(start), Result: summarize(text)})
 	return text
 }
 

@@ -1,6 +1,8 @@
 package script
 
 import (
+	"deskpilot/actions"
+
 	"context"
 	"image"
 	"strings"
@@ -9,8 +11,9 @@ import (
 	"go.starlark.net/starlark"
 )
 
-// Tool is one builtin function the model's code can call. Tools are
-// registered with New; the Executor renders them as Python-style stubs
+// Tool is one builtin function the model's code can call: its metadata (the
+// catalogue, Builtins, declares deskpilot's) and its implementation Fn. Tools
+// are registered with New; the Executor renders them as Python-style stubs
 // (Stubs) and binds them as Starlark globals that code cannot reassign.
 type Tool struct {
 	// Name is the Starlark name, a lowercase identifier such as "click". It
@@ -27,6 +30,10 @@ type Tool struct {
 	// Doc is the docstring: a summary line, then any detail. The stub adds an
 	// "Args:" section from the Params' Doc.
 	Doc string
+	// Kind says what the tool acts on; the zero value acts on nothing.
+	Kind Kind
+	// Risk names the confirmation policy entry covering the tool ("" = none).
+	Risk string
 	// Fn runs the tool. It is called on the Starlark thread's goroutine, one
 	// call at a time per Executor. A returned error ends the block with a
 	// runtime error whose text the model reads; the Executor prefixes it with
@@ -47,20 +54,6 @@ type Param struct {
 	Default string
 	// Doc is the one-line description in the stub's Args section.
 	Doc string
-}
-
-// Action is one primitive a tool executed, for the action log of the
-// observation and the trace. Coordinates appear in both spaces.
-type Action struct {
-	Name     string        // tool name, e.g. "click"
-	Args     string        // arguments as the model wrote them; secrets never appear
-	Model    *[2]float64   // model coordinates of the (first) point, when there is one
-	Screen   *[2]int       // screen pixels (root coordinates) of the (first) point
-	To       *[2]int       // second screen point (drag, zoom), when there is one
-	Start    time.Time     // when it began (Options.Now)
-	Duration time.Duration // how long it took, waits and guard pauses included
-	Result   string        // short result text, e.g. "clicked" or "refused"
-	Error    string        // non-empty when it failed
 }
 
 // Attachment is an image a tool wants the model to see in the next
@@ -88,7 +81,7 @@ type Call struct {
 }
 
 // Log appends a to the block's action log (Result.Actions).
-func (c *Call) Log(a Action) {
+func (c *Call) Log(a actions.Record) {
 	c.r.mu.Lock()
 	c.r.actions = append(c.r.actions, a)
 	c.r.mu.Unlock()
@@ -145,6 +138,9 @@ func (c *Call) Untimed() (resume func()) {
 
 // Now returns the current time from Options.Now (time.Now by default).
 func (c *Call) Now() time.Time { return c.r.now() }
+
+// Tool is the builtin being called: its catalogue entry.
+func (c *Call) Tool() *Tool { return c.tool }
 
 // ArgsText renders the call's arguments as the model wrote them, e.g.
 // `640, 400, button="right"`; each value is cut to 200 characters.

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"deskpilot/actions"
 	"fmt"
 	"testing"
 	"time"
@@ -28,8 +29,8 @@ func BenchmarkWriteStep(b *testing.B) {
 			{Type: TypeStepStart, Step: step},
 			{Type: TypeModelOutput, Step: step, Text: reply, Usage: &Usage{In: 3000, Out: 60}, DurationMS: 1800, Attempts: 1},
 			{Type: TypeCode, Step: step, Code: "click(640, 400)\ntype_text(\"hello\")"},
-			{Type: TypeAction, Step: step, Action: &Action{Name: "click", Args: "640, 400", Model: &[2]float64{640, 400}, Screen: &[2]int{640, 400}, Start: time.Now(), DurationMS: 30}},
-			{Type: TypeAction, Step: step, Action: &Action{Name: "type_text", Args: `"hello"`, DurationMS: 80}},
+			{Type: TypeAction, Step: step, Action: &actions.Record{Name: "click", Args: "640, 400", Model: &[2]float64{640, 400}, Screen: &[2]int{640, 400}, Start: time.Now(), Duration: 30 * time.Millisecond}},
+			{Type: TypeAction, Step: step, Action: &actions.Record{Name: "type_text", Args: `"hello"`, Duration: 80 * time.Millisecond}},
 			{Type: TypeObservation, Step: step, Text: "Screen changed: yes.", Changed: true, Frame: path, SettleMS: 250},
 		} {
 			if err := w.Write(e); err != nil {

@@ -1,6 +1,8 @@
 package trace
 
 import (
+	"deskpilot/actions"
+
 	"image"
 	"time"
 )
@@ -77,7 +79,7 @@ type Event struct {
 	Code string `json:"code,omitempty"`
 
 	// Action is the executed primitive (action).
-	Action *Action `json:"action,omitempty"`
+	Action *actions.Record `json:"action,omitempty"`
 
 	// observation fields.
 
@@ -98,19 +100,6 @@ type Event struct {
 	Outcome   string `json:"outcome,omitempty"`    // one of the Outcome* constants
 	Steps     int    `json:"steps,omitempty"`      // number of steps run
 	ElapsedMS int64  `json:"elapsed_ms,omitempty"` // wall time of the whole run, ms
-}
-
-// Action is one primitive the script executed, in model and screen coordinates.
-type Action struct {
-	Name       string      `json:"name"`                  // builtin name, e.g. "click"
-	Args       string      `json:"args,omitempty"`        // arguments as written, secrets redacted
-	Model      *[2]float64 `json:"model,omitempty"`       // point as the model wrote it
-	Screen     *[2]int     `json:"screen,omitempty"`      // point in screen pixels (root coordinates)
-	To         *[2]int     `json:"to,omitempty"`          // second screen point (drag)
-	Start      time.Time   `json:"start,omitzero"`        // when it began (RFC 3339, UTC)
-	DurationMS int64       `json:"duration_ms,omitempty"` // how long it took, ms
-	Result     string      `json:"result,omitempty"`      // short result text
-	Error      string      `json:"error,omitempty"`       // non-empty when it failed
 }
 
 // Usage counts tokens of one model call or of a whole run.

@@ -1,6 +1,8 @@
 package trace
 
 import (
+	"deskpilot/actions"
+
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -30,20 +32,20 @@ type ExportOptions struct {
 // ExportRecord is one step of a trace as training data (one line of the JSONL export).
 // See docs/trace-format.md for the schema.
 type ExportRecord struct {
-	Trace       string   `json:"trace"`            // trace folder name
-	Task        string   `json:"task"`             // the task
-	Model       string   `json:"model"`            // the model that wrote the step
-	CoordMode   string   `json:"coord_mode"`       // coordinate mode of the code's points
-	Step        int      `json:"step"`             // 1-based step number
-	Image       string   `json:"image,omitempty"`  // what the model saw: a path or a data URL
-	ImageSource string   `json:"image_source"`     // "model" (downscaled view), "screen" (full-res) or "none"
-	Thought     string   `json:"thought"`          // reply without its code
-	Code        string   `json:"code"`             // the code that ran
-	Actions     []Action `json:"actions"`          // primitives the code executed
-	Observation string   `json:"observation"`      // what the model was told afterwards
-	Error       string   `json:"error,omitempty"`  // the step's code error
-	Answer      string   `json:"answer,omitempty"` // final answer given in this step
-	Outcome     string   `json:"outcome"`          // the run's outcome ("" when it did not end)
+	Trace       string           `json:"trace"`            // trace folder name
+	Task        string           `json:"task"`             // the task
+	Model       string           `json:"model"`            // the model that wrote the step
+	CoordMode   string           `json:"coord_mode"`       // coordinate mode of the code's points
+	Step        int              `json:"step"`             // 1-based step number
+	Image       string           `json:"image,omitempty"`  // what the model saw: a path or a data URL
+	ImageSource string           `json:"image_source"`     // "model" (downscaled view), "screen" (full-res) or "none"
+	Thought     string           `json:"thought"`          // reply without its code
+	Code        string           `json:"code"`             // the code that ran
+	Actions     []actions.Record `json:"actions"`          // primitives the code executed
+	Observation string           `json:"observation"`      // what the model was told afterwards
+	Error       string           `json:"error,omitempty"`  // the step's code error
+	Answer      string           `json:"answer,omitempty"` // final answer given in this step
+	Outcome     string           `json:"outcome"`          // the run's outcome ("" when it did not end)
 }
 
 // Export writes t's steps (step 1 on) to w in the given format.
@@ -76,7 +78,7 @@ func exportRecord(t *Trace, s Step, inline bool) (ExportRecord, error) {
 		Actions: s.Actions, Answer: s.Answer, ImageSource: "none",
 	}
 	if r.Actions == nil {
-		r.Actions = []Action{}
+		r.Actions = []actions.Record{}
 	}
 	if t.End != nil {
 		r.Outcome = t.End.Outcome

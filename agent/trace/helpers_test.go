@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"deskpilot/actions"
 	"image"
 	"image/color"
 	"sync"
@@ -99,14 +100,14 @@ func writeSample(t testing.TB, root string, opts ...Option) (*Writer, []Event) {
 		{Type: TypeStepStart, Step: 1},
 		{Type: TypeModelOutput, Step: 1, Text: "Thought: I will open the calculator from the dock.\n```python\nclick(80, 100)\ntype_text(\"12*7\")\n```", Usage: &Usage{In: 1250, Out: 40}, DurationMS: 2300, Attempts: 1},
 		{Type: TypeCode, Step: 1, Code: "click(80, 100)\ntype_text(\"12*7\")", Text: "I will open the calculator from the dock."},
-		{Type: TypeAction, Step: 1, Action: &Action{Name: "click", Args: "80, 100", Model: &[2]float64{80, 100}, Screen: &[2]int{2000, 100}, Start: at, DurationMS: 35, Result: "clicked"}},
-		{Type: TypeAction, Step: 1, Action: &Action{Name: "type_text", Args: `"12*7"`, Start: at.Add(time.Second), DurationMS: 120}},
+		{Type: TypeAction, Step: 1, Action: &actions.Record{Name: "click", Args: "80, 100", Model: &[2]float64{80, 100}, Screen: &[2]int{2000, 100}, Start: at, Duration: 35 * time.Millisecond, Result: "clicked"}},
+		{Type: TypeAction, Step: 1, Action: &actions.Record{Name: "type_text", Args: `"12*7"`, Start: at.Add(time.Second), Duration: 120 * time.Millisecond}},
 		{Type: TypeObservation, Step: 1, Text: "Screen changed: yes.", Changed: true, Frame: f1, ModelFrame: m1, SettleMS: 310},
 		{Type: TypeStepStart, Step: 2},
 		{Type: TypeModelOutput, Step: 2, Text: "Drag the result into the notes window.\n```python\ndrag(150, 60, 260, 150)\nright_click(400, 50)\n```", Usage: &Usage{In: 2600, Out: 35}, DurationMS: 1800, Attempts: 2},
 		{Type: TypeCode, Step: 2, Code: "drag(150, 60, 260, 150)\nright_click(400, 50)", Text: "Drag the result into the notes window."},
-		{Type: TypeAction, Step: 2, Action: &Action{Name: "drag", Args: "150, 60, 260, 150", Model: &[2]float64{150, 60}, Screen: &[2]int{2070, 60}, To: &[2]int{2180, 150}, Start: at.Add(2 * time.Second), DurationMS: 400, Result: "dragged"}},
-		{Type: TypeAction, Step: 2, Action: &Action{Name: "right_click", Args: "400, 50", Model: &[2]float64{400, 50}, Error: "x=400 is outside the screenshot (0..319)"}},
+		{Type: TypeAction, Step: 2, Action: &actions.Record{Name: "drag", Args: "150, 60, 260, 150", Model: &[2]float64{150, 60}, Screen: &[2]int{2070, 60}, To: &[2]int{2180, 150}, Start: at.Add(2 * time.Second), Duration: 400 * time.Millisecond, Result: "dragged"}},
+		{Type: TypeAction, Step: 2, Action: &actions.Record{Name: "right_click", Args: "400, 50", Model: &[2]float64{400, 50}, Error: "x=400 is outside the screenshot (0..319)"}},
 		{Type: TypePaused, Step: 2, Reason: "the mouse moved: person took over"},
 		{Type: TypeResumed, Step: 2, Reason: "continue please"},
 		{Type: TypeObservation, Step: 2, Text: "Error: x=400 is outside the screenshot (0..319)\nScreen changed: no.", Error: "line 2: x=400 is outside the screenshot (0..319)", Frame: f2, Attachments: []string{z2}, SettleMS: 90},

@@ -1,6 +1,8 @@
 package trace
 
 import (
+	"deskpilot/actions"
+
 	"fmt"
 	"math"
 	"strconv"
@@ -24,7 +26,7 @@ type markView struct {
 
 // marks converts the actions' screen points into image pixels: subtract the display
 // origin, then scale by image size over display size (1 for a full-resolution frame).
-func (f *frameView) marks(acts []Action, scr *Rect) {
+func (f *frameView) marks(acts []actions.Record, scr *Rect) {
 	ox, oy, sx, sy := 0, 0, 1.0, 1.0
 	if scr != nil && scr.W > 0 && scr.H > 0 {
 		ox, oy = scr.X, scr.Y

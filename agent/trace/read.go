@@ -1,6 +1,8 @@
 package trace
 
 import (
+	"deskpilot/actions"
+
 	"bufio"
 	"bytes"
 	"encoding/json"
@@ -48,7 +50,7 @@ type Step struct {
 	// Code is the code block that ran.
 	Code string
 	// Actions are the primitives the code executed, in order.
-	Actions []Action
+	Actions []actions.Record
 	// Observation is the step's observation event; nil when the step did not finish.
 	Observation *Event
 	// Frame is the full-resolution screen the model looked at when it wrote this step's

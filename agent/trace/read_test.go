@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"deskpilot/actions"
 	"errors"
 	"fmt"
 	"os"
@@ -132,7 +133,7 @@ func TestKilledWriterChild(t *testing.T) {
 			{Type: TypeStepStart},
 			{Type: TypeModelOutput, Text: "```python\n" + code + "\n```", Usage: &Usage{In: 10, Out: 2}},
 			{Type: TypeCode, Code: code},
-			{Type: TypeAction, Action: &Action{Name: "click", Screen: &[2]int{step, 10}}},
+			{Type: TypeAction, Action: &actions.Record{Name: "click", Screen: &[2]int{step, 10}}},
 			{Type: TypeObservation, Text: strings.Repeat("observation ", 100)},
 		} {
 			e.Step = step

@@ -1,6 +1,8 @@
 package trace
 
 import (
+	"deskpilot/actions"
+
 	_ "embed"
 	"fmt"
 	"html/template"
@@ -196,7 +198,7 @@ func (b *reportBuilder) card(s Step) cardView {
 	var actMS, settle int64
 	for i, a := range s.Actions {
 		c.Actions = append(c.Actions, actionRow(i+1, a))
-		actMS += a.DurationMS
+		actMS += a.Duration.Milliseconds()
 		if a.Error != "" {
 			c.Class = "err"
 		}
@@ -229,7 +231,7 @@ func (b *reportBuilder) card(s Step) cardView {
 }
 
 // actionRow formats one action for the table.
-func actionRow(n int, a Action) actionView {
+func actionRow(n int, a actions.Record) actionView {
 	r := actionView{N: n, Name: a.Name, Args: a.Args, Result: a.Result, Error: a.Error}
 	switch {
 	case a.Model != nil && a.Screen != nil:
@@ -240,8 +242,8 @@ func actionRow(n int, a Action) actionView {
 	if a.To != nil {
 		r.Where += fmt.Sprintf(" ⇢ (%d, %d)", a.To[0], a.To[1])
 	}
-	if a.DurationMS > 0 {
-		r.Duration = formatDuration(time.Duration(a.DurationMS) * time.Millisecond)
+	if a.Duration >= time.Millisecond {
+		r.Duration = formatDuration(a.Duration.Truncate(time.Millisecond))
 	}
 	return r
 }
@@ -283,7 +285,7 @@ func timing(s Step, actMS, settleMS int64) string {
 
 // frame builds the view of one frame with the actions drawn on it; nil when the path
 // is not a plain path inside the trace folder (a hostile trace cannot point outside).
-func (b *reportBuilder) frame(rel string, acts []Action) *frameView {
+func (b *reportBuilder) frame(rel string, acts []actions.Record) *frameView {
 	local, ok := framePath(rel)
 	if !ok {
 		return nil

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"deskpilot/actions"
 	"flag"
 	"os"
 	"path/filepath"
@@ -103,7 +104,7 @@ func TestReportEscapesModelOutput(t *testing.T) {
 		{Type: TypeStepStart, Step: 1},
 		{Type: TypeModelOutput, Step: 1, Text: "Thought: " + evil},
 		{Type: TypeCode, Step: 1, Code: "print('" + evil + "')", Text: evil},
-		{Type: TypeAction, Step: 1, Action: &Action{Name: evil, Args: evil, Screen: &[2]int{5, 5}, Result: evil, Error: evil}},
+		{Type: TypeAction, Step: 1, Action: &actions.Record{Name: evil, Args: evil, Screen: &[2]int{5, 5}, Result: evil, Error: evil}},
 		{Type: TypePaused, Step: 1, Reason: evil},
 		{Type: Type(evil), Step: 1},
 		{Type: TypeObservation, Step: 1, Text: evil, Error: evil, Frame: "../../../etc/passwd", Attachments: []string{"/etc/shadow"}},

@@ -16,7 +16,6 @@ import (
 	"image"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -36,8 +35,6 @@ type Form struct {
 	Out string
 
 	layoutPath string
-	mu         sync.Mutex
-	layout     map[string]image.Rectangle
 }
 
 // StartForm starts the form app on d and waits until the window manager has placed
@@ -82,8 +79,6 @@ func StartForm(t testing.TB, d *xdisplay.Display) *Form {
 // Widget returns the rectangle (root coordinates) of widget "name", "notes", "save"
 // or "status", as the app reports it now.
 func (f *Form) Widget(name string) (image.Rectangle, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
 	data, err := os.ReadFile(f.layoutPath)
 	if err != nil {
 		return image.Rectangle{}, fmt.Errorf("form layout: %w", err)
@@ -115,8 +110,18 @@ func (f *Form) Click(name string, img, screen image.Point, mode string) (string,
 }
 
 // Saved returns what the form saved; an error when Save was never pressed.
+//
+// The app writes the file when it handles the click on Save, which a loaded
+// machine may delay past the end of the run that clicked: Saved waits up to
+// five seconds for it.
 func (f *Form) Saved() (name, notes string, err error) {
-	data, err := os.ReadFile(f.Out)
+	var data []byte
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		data, err = os.ReadFile(f.Out)
+		if err == nil || time.Now().After(deadline) {
+			break
+		}
+	}
 	if err != nil {
 		return "", "", fmt.Errorf("the form was not saved: %w", err)
 	}

@@ -17,9 +17,11 @@ import (
 	"sync"
 	"time"
 
+	"deskpilot/actions"
 	"deskpilot/agent"
 	"deskpilot/agent/trace"
 	"deskpilot/app"
+	"deskpilot/internal/config"
 )
 
 func main() {
@@ -39,7 +41,7 @@ func main() {
 	cfgPath := filepath.Join(dir, "config.toml")
 	traces := filepath.Join(dir, "traces")
 	if !*firstRun {
-		err := agent.SaveConfig(cfgPath, agent.Config{Preset: "Ollama (local)", BaseURL: "http://localhost:11434/v1", Model: "qwen2.5vl:7b"})
+		err := config.SaveFile(cfgPath, config.Settings{Preset: "ollama"})
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -55,8 +57,7 @@ func main() {
 	d := app.Deps{
 		Runner:  &fakeRunner{painter: p, traceRoot: traces, delay: *delay, ask: *ask, takeover: *takeover},
 		Console: &fakeConsole{painter: p},
-		Presets: presets(),
-		TestConnection: func(ctx context.Context, c agent.Config, key string) error {
+		TestConnection: func(ctx context.Context, c config.Config, key string) error {
 			select {
 			case <-time.After(time.Second):
 			case <-ctx.Done():
@@ -76,14 +77,6 @@ func main() {
 	app.New(a, d).Run()
 }
 
-func presets() []app.Preset {
-	return []app.Preset{
-		{Name: "Ollama (local)", BaseURL: "http://localhost:11434/v1", Model: "qwen2.5vl:7b"},
-		{Name: "OpenAI GPT-4.1", BaseURL: "https://api.openai.com/v1", Model: "gpt-4.1", KeyEnv: "OPENAI_API_KEY", PriceIn: 2, PriceOut: 8},
-		{Name: "OpenRouter UI-TARS", BaseURL: "https://openrouter.ai/api/v1", Model: "bytedance/ui-tars-1.5-7b", KeyEnv: "OPENROUTER_API_KEY", Coords: "norm1000", PriceIn: 0.1, PriceOut: 0.2},
-	}
-}
-
 // fakeRunner starts scripted runs.
 type fakeRunner struct {
 	painter   *painter
@@ -93,7 +86,7 @@ type fakeRunner struct {
 	takeover  int
 }
 
-func (f *fakeRunner) Start(task string, cfg agent.Config, _ string, h agent.Hooks) (app.Run, error) {
+func (f *fakeRunner) Start(task string, cfg config.Config, _ string, h agent.Hooks) (app.Run, error) {
 	r := &fakeRun{painter: f.painter, traceRoot: f.traceRoot, script: haikuScript(), ask: f.ask,
 		takeover: f.takeover, done: make(chan struct{}), resume: make(chan string, 1), model: cfg.Model}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
@@ -229,7 +222,7 @@ func (r *fakeRun) step(n int, s scriptStep, emit func(agent.Event), tw *trace.Wr
 		if err != nil {
 			obs = "ask_user failed: " + err.Error()
 		}
-		emit(agent.ActionDone{Step: n, Action: agent.Action{Name: "ask_user", Args: `"Which folder…?"`, Result: obs}})
+		emit(agent.ActionDone{Step: n, Action: actions.Record{Name: "ask_user", Args: `"Which folder…?"`, Result: obs}})
 	}
 	for _, a := range s.actions {
 		if !sleep(2) {
@@ -237,8 +230,7 @@ func (r *fakeRun) step(n int, s scriptStep, emit func(agent.Event), tw *trace.Wr
 		}
 		a.Start = time.Now()
 		emit(agent.ActionDone{Step: n, Action: a})
-		ta := trace.Action{Name: a.Name, Args: a.Args, Model: a.Model, Screen: a.Screen, DurationMS: a.Duration.Milliseconds(), Result: a.Result, Error: a.Error}
-		tw.Write(trace.Event{Type: trace.TypeAction, Step: n, Action: &ta})
+		tw.Write(trace.Event{Type: trace.TypeAction, Step: n, Action: &a})
 	}
 	frame := s.frame(r.painter)
 	rel, _ := tw.Frame(n, frame)
@@ -268,7 +260,7 @@ func (c *fakeConsole) Exec(ctx context.Context, code string, h agent.Hooks) erro
 		if !ok || l == "" || strings.HasPrefix(l, "#") {
 			continue
 		}
-		a := agent.Action{Name: name, Args: strings.TrimSuffix(args, ")"), Duration: 20 * time.Millisecond}
+		a := actions.Record{Name: name, Args: strings.TrimSuffix(args, ")"), Duration: 20 * time.Millisecond}
 		if name == "print" {
 			out = append(out, strings.Trim(a.Args, `"`))
 		}

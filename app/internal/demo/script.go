@@ -1,17 +1,16 @@
 package main
 
 import (
+	"deskpilot/actions"
 	"image"
 	"time"
-
-	"deskpilot/agent"
 )
 
 // scriptStep is one step of the scripted run.
 type scriptStep struct {
 	reply   string
 	code    string
-	actions []agent.Action
+	actions []actions.Record
 	obs     string
 	err     string
 	frame   func(p *painter) *image.RGBA
@@ -35,7 +34,7 @@ func haikuScript() []scriptStep {
 		{
 			reply: "Thought: The desktop shows a dock on the left with a Text Editor icon. I'll launch the editor and wait for its window.\n```python\nlaunch(\"gedit\")\nwait(1.5)\n```",
 			code:  "launch(\"gedit\")\nwait(1.5)",
-			actions: []agent.Action{
+			actions: []actions.Record{
 				{Name: "launch", Args: `"gedit"`, Duration: 180 * time.Millisecond, Result: "started pid 4711"},
 				{Name: "wait", Args: "1.5", Duration: 1500 * time.Millisecond},
 			},
@@ -45,7 +44,7 @@ func haikuScript() []scriptStep {
 		{
 			reply: "Thought: The editor is open and empty. I'll click into the text area and type the haiku, one line at a time.\n```python\nclick(683, 300)\nlines = [\"Small gopher runs fast\", \"channels hum in quiet night\", \"goroutines bloom\"]\nfor line in lines:\n    type_text(line + \"\\n\")  # one line per call\n```",
 			code:  "click(683, 300)\nlines = [\"Small gopher runs fast\", \"channels hum in quiet night\", \"goroutines bloom\"]\nfor line in lines:\n    type_text(line + \"\\n\")  # one line per call",
-			actions: []agent.Action{
+			actions: []actions.Record{
 				{Name: "click", Args: "683, 300", Model: mp(683, 300), Screen: pt(1366, 600), Duration: 40 * time.Millisecond},
 				{Name: "type_text", Args: `"Small gopher runs fast\n"`, Duration: 310 * time.Millisecond},
 				{Name: "type_text", Args: `"channels hum in quiet night\n"`, Duration: 380 * time.Millisecond},
@@ -57,7 +56,7 @@ func haikuScript() []scriptStep {
 		{
 			reply: "Thought: The haiku is typed. Now I save it: Ctrl+S opens the save dialog, then I type the file name and confirm.\n```python\npress(\"ctrl+s\")\nwait(1)\ntype_text(\"haiku.txt\")\npres(\"enter\")\n```",
 			code:  "press(\"ctrl+s\")\nwait(1)\ntype_text(\"haiku.txt\")\npres(\"enter\")",
-			actions: []agent.Action{
+			actions: []actions.Record{
 				{Name: "press", Args: `"ctrl+s"`, Duration: 60 * time.Millisecond},
 				{Name: "wait", Args: "1", Duration: time.Second},
 				{Name: "type_text", Args: `"haiku.txt"`, Duration: 150 * time.Millisecond},
@@ -69,7 +68,7 @@ func haikuScript() []scriptStep {
 		{
 			reply: "Thought: A typo — `pres` should be `press`. The Save dialog still shows haiku.txt, so pressing Enter saves it.\n```python\npress(\"enter\")\nwait(0.5)\nfinal_answer(\"Saved haiku.txt in Documents:\\n" + "Small gopher runs fast / channels hum in quiet night / goroutines bloom\")\n```",
 			code:  "press(\"enter\")\nwait(0.5)\nfinal_answer(\"Saved haiku.txt in Documents:\\nSmall gopher runs fast / channels hum in quiet night / goroutines bloom\")",
-			actions: []agent.Action{
+			actions: []actions.Record{
 				{Name: "press", Args: `"enter"`, Duration: 50 * time.Millisecond},
 				{Name: "wait", Args: "0.5", Duration: 500 * time.Millisecond},
 			},

@@ -1,8 +1,9 @@
-package main
+package cli
 
 import (
 	"bufio"
 	"fmt"
+	"image"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +15,8 @@ import (
 
 	"deskpilot/agent"
 	"deskpilot/agent/trace"
+	"deskpilot/internal/wiring"
+	"deskpilot/vision"
 )
 
 func newTracesCmd(s *settings) *cobra.Command {
@@ -174,18 +177,16 @@ func newReplayCmd(s *settings) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if t.Start.CoordMode != "" {
-				cfg.CoordMode = t.Start.CoordMode
-			}
-			if t.Start.Image != nil {
-				cfg.MaxSide = max(t.Start.Image.W, t.Start.Image.H)
-			}
-			a, d, err := openAgent(cmd.Context(), cfg, stderrLog())
+			ready, err := s.open(cmd.Context(), cfg, wiring.Options{})
 			if err != nil {
 				return &exitError{exitFailed, err}
 			}
-			defer d.Close()
-			con, err := a.NewConsole(cmd.Context(), "replay: "+t.Start.Task)
+			defer ready.Close()
+			// The code's points are in the space the run was recorded in.
+			if err := recordedSpace(&ready.Agent.Config, t); err != nil {
+				return &exitError{exitFailed, err}
+			}
+			con, err := ready.Agent.NewConsole(cmd.Context(), "replay: "+t.Start.Task)
 			if err != nil {
 				return &exitError{exitFailed, err}
 			}
@@ -221,6 +222,21 @@ func newReplayCmd(s *settings) *cobra.Command {
 	cmd.Flags().BoolVar(&dry, "dry-run", false, "print the code of each step and stop")
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "run every step without asking")
 	return cmd
+}
+
+// recordedSpace sets the coordinate space of ac to the one t was recorded in.
+func recordedSpace(ac *agent.Config, t *trace.Trace) error {
+	if t.Start.CoordMode != "" {
+		m, err := vision.ParseCoordMode(t.Start.CoordMode)
+		if err != nil {
+			return fmt.Errorf("the trace's coordinate mode: %w", err)
+		}
+		ac.CoordMode = m
+	}
+	if t.Start.Image != nil {
+		ac.ImageSize = image.Pt(t.Start.Image.W, t.Start.Image.H)
+	}
+	return nil
 }
 
 func orDash(s string) string {

@@ -1,7 +1,8 @@
-package main
+package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"io"
@@ -11,7 +12,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"deskpilot/actions"
-	"deskpilot/agent"
+	"deskpilot/internal/config"
+	"deskpilot/internal/desktop"
+	"deskpilot/internal/wiring"
 )
 
 func newDoctorCmd(s *settings) *cobra.Command {
@@ -34,7 +37,7 @@ func newDoctorCmd(s *settings) *cobra.Command {
 }
 
 // doctor prints one line per check and reports whether all passed.
-func doctor(ctx context.Context, w io.Writer, cfg agent.Config) bool {
+func doctor(ctx context.Context, w io.Writer, cfg config.Config) bool {
 	all := true
 	check := func(name string, err error, detail string) {
 		mark := "ok  "
@@ -44,14 +47,15 @@ func doctor(ctx context.Context, w io.Writer, cfg agent.Config) bool {
 		}
 		fmt.Fprintf(w, "%s %-10s %s\n", mark, name, detail)
 	}
-	d, err := openDesktop(cfg)
+	d, err := wiring.OpenDesktop(cfg, false)
 	if err != nil {
 		check("display", err, "")
 	} else {
 		defer d.Close()
-		check("display", nil, fmt.Sprintf("%s: %d monitor(s); target %d at %v", d.target.Name, len(d.displays), cfg.Display, d.target.Bounds))
+		target := d.Target()
+		check("display", nil, fmt.Sprintf("%s backend, %s: %d monitor(s); target %d at %v", d.Backend(), target.Name, len(d.Displays()), cfg.Display, target.Bounds))
 		t0 := time.Now()
-		f, err := d.screen.Capture(ctx, d.target.Bounds)
+		f, err := d.Capture(ctx)
 		detail := ""
 		if err == nil {
 			detail = fmt.Sprintf("%dx%d in %s", f.Bounds().Dx(), f.Bounds().Dy(), time.Since(t0).Truncate(time.Microsecond))
@@ -59,15 +63,15 @@ func doctor(ctx context.Context, w io.Writer, cfg agent.Config) bool {
 		check("capture", err, detail)
 		check("input", checkInput(ctx, d), "pointer moves and reads back")
 	}
-	if err := checkModel(cfg); err != nil {
-		check("model", err, "")
+	if !cfg.HasModel() {
+		check("model", errors.New(config.ErrNoModel), "")
 	} else {
 		cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 		defer cancel()
 		t0 := time.Now()
-		_, err := newModel(cfg, cfg.APIKey()).Ping(cctx)
-		check("model", err, fmt.Sprintf("%s at %s answered a request with an image in %s", cfg.Model, cfg.BaseURL, time.Since(t0).Truncate(time.Millisecond)))
-		if cfg.APIKey() == "" {
+		_, err := wiring.Model(cfg, cfg.APIKey(nil)).Ping(cctx)
+		check("model", err, fmt.Sprintf("%s at %s answered a request with an image in %s", cfg.Model, wiring.RedactURL(cfg.BaseURL), time.Since(t0).Truncate(time.Millisecond)))
+		if cfg.APIKey(nil) == "" {
 			fmt.Fprintf(w, "note       %s is empty: fine for local servers, needed for hosted ones\n", cfg.APIKeyEnv)
 		}
 	}
@@ -80,24 +84,25 @@ func doctor(ctx context.Context, w io.Writer, cfg agent.Config) bool {
 
 // checkInput moves the pointer to the target's centre and reads it back, then puts
 // it where it was.
-func checkInput(ctx context.Context, d *desktop) error {
-	was, err := d.cursor()
+func checkInput(ctx context.Context, d *desktop.Desktop) error {
+	was, err := d.Cursor()
 	if err != nil {
 		return fmt.Errorf("read pointer: %w", err)
 	}
-	c := d.target.Bounds.Min.Add(image.Pt(d.target.Bounds.Dx()/2, d.target.Bounds.Dy()/2))
-	if err := d.robot.Move(ctx, actions.Point{X: c.X, Y: c.Y}); err != nil {
+	b := d.Target().Bounds
+	c := b.Min.Add(image.Pt(b.Dx()/2, b.Dy()/2))
+	if err := d.Input().Move(ctx, actions.Point{X: c.X, Y: c.Y}); err != nil {
 		return err
 	}
-	got, err := d.cursor()
+	got, err := d.Cursor()
 	if err != nil {
 		return err
 	}
 	if got != c {
 		return fmt.Errorf("moved the pointer to %v but it is at %v", c, got)
 	}
-	if was.In(d.target.Bounds) {
-		_ = d.robot.Move(ctx, actions.Point{X: was.X, Y: was.Y})
+	if was.In(b) {
+		_ = d.Input().Move(ctx, actions.Point{X: was.X, Y: was.Y})
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -15,10 +15,10 @@ import (
 
 	"deskpilot/actions"
 	"deskpilot/actions/robot"
-	"deskpilot/agent"
 	"deskpilot/agent/llm/llmtest"
 	"deskpilot/agent/trace"
 	"deskpilot/app"
+	"deskpilot/internal/config"
 	"deskpilot/internal/testapps"
 	"deskpilot/vision/screen"
 	"deskpilot/vision/xdisplay"
@@ -80,8 +80,8 @@ func startAppE2E(t *testing.T) *appE2E {
 		"DESKPILOT_PRESET", "DBUS_SESSION_BUS_ADDRESS"} {
 		t.Setenv(k, "")
 	}
-	cfg := agent.Config{BaseURL: h.srv.URL, Model: "scripted", TraceDir: h.traces, MaxSteps: 8, TimeoutSec: 30}
-	if err := agent.SaveConfig(agent.ConfigPath(), cfg); err != nil {
+	cfg := config.Settings{BaseURL: h.srv.URL, Model: "scripted", TraceDir: h.traces, MaxSteps: 8, TimeoutSec: 30}
+	if err := config.SaveFile(config.Path(), cfg); err != nil {
 		t.Fatal(err)
 	}
 	h.app, err = d.StartApp(t.Context(), bin)
@@ -104,7 +104,7 @@ func startAppE2E(t *testing.T) *appE2E {
 func buildDeskpilot(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "deskpilot")
-	cmd := exec.CommandContext(t.Context(), "go", "build", "-o", bin, ".")
+	cmd := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "deskpilot")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

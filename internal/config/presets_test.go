@@ -1,15 +1,15 @@
-package llm_test
+package config_test
 
 import (
 	"net/url"
 	"testing"
 
-	"deskpilot/agent/llm"
+	"deskpilot/internal/config"
 )
 
 func TestPresets(t *testing.T) {
 	seen := map[string]bool{}
-	for _, p := range llm.Presets() {
+	for _, p := range config.Presets() {
 		t.Run(p.Name, func(t *testing.T) {
 			if seen[p.Name] {
 				t.Errorf("duplicate preset %q", p.Name)
@@ -30,16 +30,16 @@ func TestPresets(t *testing.T) {
 			if p.Model == "" {
 				t.Error("no model")
 			}
-			got, ok := llm.PresetByName(p.Name)
+			got, ok := config.PresetByName(p.Name)
 			if !ok || got != p {
 				t.Errorf("PresetByName(%q) = %+v, %v", p.Name, got, ok)
 			}
 		})
 	}
-	if p, ok := llm.PresetByName("OLLAMA"); !ok || p.KeyEnv != "" || p.BaseURL != "http://localhost:11434/v1" {
+	if p, ok := config.PresetByName("OLLAMA"); !ok || p.KeyEnv != "" || p.BaseURL != "http://localhost:11434/v1" {
 		t.Errorf("PresetByName(OLLAMA) = %+v, %v", p, ok)
 	}
-	if _, ok := llm.PresetByName("nope"); ok {
+	if _, ok := config.PresetByName("nope"); ok {
 		t.Error("PresetByName(nope) found something")
 	}
 }
@@ -58,7 +58,7 @@ func TestCoordsFor(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.model, func(t *testing.T) {
-			if got := llm.CoordsFor(tt.model); got != tt.want {
+			if got := config.CoordsFor(tt.model); got != tt.want {
 				t.Errorf("CoordsFor(%q) = %q, want %q", tt.model, got, tt.want)
 			}
 		})

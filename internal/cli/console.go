@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"deskpilot/agent"
+	"deskpilot/internal/wiring"
 )
 
 func newConsoleCmd(s *settings) *cobra.Command {
@@ -24,19 +25,20 @@ screenshot space the model would see (see --image-size and --coords). Ctrl+D qui
 			if err != nil {
 				return err
 			}
-			a, d, err := openAgent(cmd.Context(), cfg, stderrLog())
+			ready, err := s.open(cmd.Context(), cfg, wiring.Options{})
 			if err != nil {
 				return &exitError{exitFailed, err}
 			}
-			defer d.Close()
-			con, err := a.NewConsole(cmd.Context(), "console")
+			defer ready.Close()
+			con, err := ready.Agent.NewConsole(cmd.Context(), "console")
 			if err != nil {
 				return &exitError{exitFailed, err}
 			}
 			defer con.Close()
 			out := cmd.OutOrStdout()
+			target := ready.Desktop.Target()
 			fmt.Fprintf(out, "deskpilot console on %s — screen %dx%d. Try: print(screen_size())\n",
-				d.target.Name, d.target.Bounds.Dx(), d.target.Bounds.Dy())
+				target.Name, target.Bounds.Dx(), target.Bounds.Dy())
 			hooks := agent.Hooks{Event: printObservation(out)}
 			return readBlocks(cmd.InOrStdin(), out, func(code string) error {
 				if err := con.Exec(cmd.Context(), code, hooks); err != nil {

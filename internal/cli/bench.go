@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -12,7 +12,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"deskpilot/actions"
-	"deskpilot/agent"
+	"deskpilot/internal/config"
+	"deskpilot/internal/desktop"
+	"deskpilot/internal/wiring"
 	"deskpilot/vision"
 )
 
@@ -50,7 +52,7 @@ Click and typing act on the desktop: run it on a display where that is harmless.
 			if err != nil {
 				return err
 			}
-			d, err := openDesktop(cfg)
+			d, err := wiring.OpenDesktop(cfg, false)
 			if err != nil {
 				return &exitError{exitFailed, err}
 			}
@@ -67,20 +69,13 @@ Click and typing act on the desktop: run it on a display where that is harmless.
 	return cmd
 }
 
-func bench(ctx context.Context, cfg agent.Config, d *desktop, n int) (map[string]stat, error) {
+func bench(ctx context.Context, cfg config.Config, d *desktop.Desktop, n int) (map[string]stat, error) {
 	n = max(n, 1)
-	b := d.target.Bounds
-	region := d.screen.Region(b)
-	mode, err := vision.ParseCoordMode(cfg.CoordMode)
-	if err != nil {
-		return nil, err
-	}
-	m := vision.NewMapper(b, cfg.MaxSide, mode)
-	format, err := vision.ParseFormat(cfg.ImageFormat)
-	if err != nil {
-		return nil, err
-	}
-	obs := &vision.Observer{Mapper: m, Encoder: vision.Encoder{Format: format}}
+	b := d.Target().Bounds
+	region := d
+	in := d.Input()
+	m := vision.NewMapper(b, cfg.MaxSide, cfg.Coords)
+	obs := &vision.Observer{Mapper: m, Encoder: vision.Encoder{Format: cfg.ImageFormat, JPEGQuality: cfg.Quality}}
 	timeIt := func(f func(i int) error) ([]time.Duration, error) {
 		var ds []time.Duration
 		for i := range n {
@@ -121,15 +116,15 @@ func bench(ctx context.Context, cfg agent.Config, d *desktop, n int) (map[string
 	pt := func(i int) actions.Point {
 		return actions.Point{X: b.Min.X + b.Dx()/4 + (i*37)%(b.Dx()/2), Y: b.Min.Y + b.Dy()/4 + (i*53)%(b.Dy()/2)}
 	}
-	run("click_ms", func(i int) error { return d.robot.Click(ctx, pt(i), actions.Left, 1) })
+	run("click_ms", func(i int) error { return in.Click(ctx, pt(i), actions.Left, 1) })
 	text := strings.Repeat("The quick brown fox jumps over the lazy dog. ", 3)[:100]
-	run("type100_ms", func(int) error { return d.robot.Type(ctx, text) })
+	run("type100_ms", func(int) error { return in.Type(ctx, text) })
 	run("settle_ms", func(i int) error {
 		before, err := region.Capture(ctx)
 		if err != nil {
 			return err
 		}
-		if err := d.robot.Click(ctx, pt(i+7), actions.Left, 1); err != nil {
+		if err := in.Click(ctx, pt(i+7), actions.Left, 1); err != nil {
 			return err
 		}
 		_, err = vision.Settle(ctx, region, before, vision.SettleOptions{})

@@ -1,9 +1,10 @@
-package main
+package cli
 
 import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +16,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"deskpilot/agent"
+	"deskpilot/internal/config"
+	"deskpilot/internal/wiring"
 )
 
 func newRunCmd(s *settings) *cobra.Command {
@@ -32,14 +35,15 @@ to stdout (or a JSON object with --json). Exit codes: 0 answered, 1 failed, 2 us
 			if err != nil {
 				return err
 			}
-			if err := checkModel(cfg); err != nil {
-				return &exitError{exitUsage, err}
+			if !cfg.HasModel() {
+				return &exitError{exitUsage, errors.New(config.ErrNoModel)}
 			}
-			a, d, err := openAgent(cmd.Context(), cfg, stderrLog())
+			ready, err := s.open(cmd.Context(), cfg, wiring.Options{})
 			if err != nil {
 				return &exitError{exitFailed, err}
 			}
-			defer d.Close()
+			defer ready.Close()
+			a := ready.Agent
 			p := &progress{w: os.Stderr, quiet: quiet, max: cfg.MaxSteps, start: time.Now()}
 			hooks := agent.Hooks{Event: p.event}
 			in := bufio.NewReader(os.Stdin)
@@ -124,14 +128,13 @@ func report(w io.Writer, fin agent.Finished, asJSON bool) error {
 
 // progress prints one line per notable event on stderr.
 type progress struct {
-	mu     sync.Mutex
-	w      io.Writer
-	quiet  bool
-	max    int
-	start  time.Time
-	in     int
-	out    int
-	traced bool
+	mu    sync.Mutex
+	w     io.Writer
+	quiet bool
+	max   int
+	start time.Time
+	in    int
+	out   int
 }
 
 func (p *progress) event(e agent.Event) {

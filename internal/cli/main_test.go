@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ func TestMain(m *testing.M) {
 // cli runs deskpilot with args and returns stdout and the exit code.
 func cli(t *testing.T, stdin string, args ...string) (string, int) {
 	t.Helper()
-	cmd := newRootCmd()
+	cmd := newRootCmd("test")
 	var out bytes.Buffer
 	cmd.SetOut(&out)
 	cmd.SetErr(&out)
@@ -144,7 +144,7 @@ func TestConfigFileAndEnvironment(t *testing.T) {
 	}
 	t.Setenv("DESKPILOT_MODEL", "from-env")
 	s := &settings{}
-	cmd := newRootCmdFor(s)
+	cmd := newRoot(s)
 	if err := cmd.PersistentFlags().Parse([]string{"--config", cfgPath, "--max-steps", "9"}); err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestConfigFileAndEnvironment(t *testing.T) {
 		t.Errorf("model %q max steps %d; want the environment over the file and the flag over both", cfg.Model, cfg.MaxSteps)
 	}
 	t.Setenv("DESKPILOT_MODEL", "")
-	s.flags.Lookup("max-steps").Changed = false
+	cmd.PersistentFlags().Lookup("max-steps").Changed = false
 	if cfg, _ = s.load(); cfg.Model != "from-file" || cfg.MaxSteps != 7 {
 		t.Errorf("model %q max steps %d; want the file's", cfg.Model, cfg.MaxSteps)
 	}

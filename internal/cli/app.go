@@ -1,17 +1,17 @@
-package main
+package cli
 
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"os"
 	"sync"
 
 	"github.com/zalando/go-keyring"
 
 	"deskpilot/agent"
-	"deskpilot/agent/llm"
 	"deskpilot/app"
+	"deskpilot/internal/config"
+	"deskpilot/internal/wiring"
 )
 
 // runApp opens the desktop app.
@@ -19,11 +19,10 @@ func runApp(ctx context.Context, s *settings) error {
 	if err := app.CheckDisplay(os.LookupEnv); err != nil {
 		return &exitError{exitFailed, err}
 	}
-	r := &appRunner{ctx: ctx, log: stderrLog()}
+	r := &appRunner{ctx: ctx, s: s}
 	ui := app.New(app.NewFyneApp(), app.Deps{
 		Runner:         r,
-		Console:        &appConsole{r: r, configPath: s.configPath},
-		Presets:        appPresets(),
+		Console:        &appConsole{r: r},
 		TestConnection: testConnection,
 		ConfigPath:     s.configPath,
 		Secrets:        openKeyring(),
@@ -36,74 +35,44 @@ func runApp(ctx context.Context, s *settings) error {
 // configured display.
 type appRunner struct {
 	ctx context.Context
-	log *slog.Logger
+	s   *settings
 }
 
-// appRun is one run: the agent session plus the desktop it drives.
-type appRun struct {
-	*agent.Session
-}
-
-func (r *appRunner) Start(task string, cfg agent.Config, apiKey string, h agent.Hooks) (app.Run, error) {
-	cfg, err := applyPreset(cfg)
+func (r *appRunner) Start(task string, cfg config.Config, apiKey string, h agent.Hooks) (app.Run, error) {
+	ready, err := r.s.open(r.ctx, cfg, wiring.Options{APIKey: apiKey, HasWindow: true})
 	if err != nil {
 		return nil, err
 	}
-	cfg = cfg.Resolved()
-	if err := checkModel(cfg); err != nil {
-		return nil, err
-	}
-	a, d, err := r.agentFor(cfg, apiKey)
-	if err != nil {
-		return nil, err
-	}
-	s := a.Start(r.ctx, task, h)
+	s := ready.Agent.Start(r.ctx, task, h)
 	go func() {
 		<-s.Done()
-		d.Close()
+		ready.Close()
 	}()
-	return appRun{s}, nil
-}
-
-func (r *appRunner) agentFor(cfg agent.Config, apiKey string) (*agent.Agent, *desktop, error) {
-	a, d, err := openAgent(r.ctx, cfg, r.log)
-	if err != nil {
-		return nil, nil, err
-	}
-	if apiKey != "" {
-		a.Model = newModel(cfg, apiKey)
-	}
-	return a, d, nil
+	return s, nil
 }
 
 // appConsole runs console code for the app; the console session starts on first use.
 type appConsole struct {
-	r          *appRunner
-	configPath string
-	mu         sync.Mutex
-	con        *agent.Console
+	r   *appRunner
+	mu  sync.Mutex
+	con *agent.Console
 }
 
 func (c *appConsole) Exec(ctx context.Context, code string, h agent.Hooks) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.con == nil {
-		cfg, err := agent.LoadConfig(c.configPath)
+		cfg, err := c.r.s.load()
 		if err != nil {
 			return err
 		}
-		if cfg, err = cfg.ApplyEnv(os.LookupEnv); err != nil {
-			return err
-		}
-		if cfg, err = applyPreset(cfg); err != nil {
-			return err
-		}
-		a, _, err := c.r.agentFor(cfg.Resolved(), "")
+		ready, err := c.r.s.open(c.r.ctx, cfg, wiring.Options{HasWindow: true})
 		if err != nil {
 			return err
 		}
-		con, err := a.NewConsole(ctx, "console")
+		con, err := ready.Agent.NewConsole(ctx, "console")
 		if err != nil {
+			ready.Close()
 			return err
 		}
 		c.con = con
@@ -111,29 +80,15 @@ func (c *appConsole) Exec(ctx context.Context, code string, h agent.Hooks) error
 	return c.con.Exec(ctx, code, h)
 }
 
-func appPresets() []app.Preset {
-	var out []app.Preset
-	for _, p := range llm.Presets() {
-		out = append(out, app.Preset{Name: p.Name, BaseURL: p.BaseURL, Model: p.Model, KeyEnv: p.KeyEnv,
-			MaxSide: p.MaxSide, Coords: p.Coords, PriceIn: p.PriceIn, PriceOut: p.PriceOut})
-	}
-	return out
-}
-
 // testConnection sends a tiny request with an image to the configured endpoint.
-func testConnection(ctx context.Context, cfg agent.Config, apiKey string) error {
-	cfg, err := applyPreset(cfg)
-	if err != nil {
-		return err
-	}
-	cfg = cfg.Resolved()
-	if err := checkModel(cfg); err != nil {
-		return err
+func testConnection(ctx context.Context, cfg config.Config, apiKey string) error {
+	if !cfg.HasModel() {
+		return errors.New(config.ErrNoModel)
 	}
 	if apiKey == "" {
-		apiKey = cfg.APIKey()
+		apiKey = cfg.APIKey(nil)
 	}
-	_, err = newModel(cfg, apiKey).Ping(ctx)
+	_, err := wiring.Model(cfg, apiKey).Ping(ctx)
 	return err
 }
 

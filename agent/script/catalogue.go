@@ -1,0 +1,179 @@
+package script
+
+import (
+	"fmt"
+	"slices"
+
+	"go.starlark.net/starlark"
+)
+
+// Kind says what a builtin acts on. The agent derives how it treats a call from
+// it: builtins that act on the desktop pass its guard (takeover, deskpilot's own
+// window, the confirmation policy) and are followed by watching the screen
+// settle; the others are not. The app colours each kind in its own way.
+type Kind string
+
+// The kinds of builtins.
+const (
+	KindPointer  Kind = "pointer"  // the mouse at a point on the screen
+	KindKeyboard Kind = "keyboard" // keys and typed text
+	KindApp      Kind = "app"      // starts programs or opens pages on the desktop
+	KindScreen   Kind = "screen"   // looks at the screen; never acts on it
+	KindResearch Kind = "research" // the text browser and the file inspector, off the screen
+	KindControl  Kind = "control"  // the run itself: final_answer, ask_user, wait
+)
+
+// Acts reports whether builtins of kind k act on the desktop: they are guarded
+// and the screen is watched after them.
+func (k Kind) Acts() bool { return k == KindPointer || k == KindKeyboard || k == KindApp }
+
+// The confirmation policy's entries (config `confirm`): a builtin's Risk names
+// the entry that makes the person approve its calls.
+const (
+	RiskLaunch       = "launch"       // launch(): every program started
+	RiskOpenURL      = "open_url"     // open_url(): every page opened in the desktop browser
+	RiskCloseCombos  = "close_combos" // press()/hold() of a combo that closes windows or ends the session
+	defaultGroupName = "other"
+)
+
+// Builtins is the catalogue: every builtin deskpilot offers the model, declared
+// once with its metadata and without its implementation. The prompt's tool list
+// (in this order), the guard, the off-screen rule, the policy and the app's
+// highlighting all derive from it. Implementations bind to an entry by name
+// (builtin); adding a builtin is one entry here plus its Fn. The slice is new on
+// each call.
+func Builtins() []Tool {
+	xy := []Param{
+		{Name: "x", Type: "int", Doc: "horizontal position in the screenshot's coordinates (0 is the left edge)."},
+		{Name: "y", Type: "int", Doc: "vertical position in the screenshot's coordinates (0 is the top edge)."},
+	}
+	corners := []Param{
+		{Name: "x1", Type: "int", Doc: "x of the first corner."},
+		{Name: "y1", Type: "int", Doc: "y of the first corner."},
+		{Name: "x2", Type: "int", Doc: "x of the second corner."},
+		{Name: "y2", Type: "int", Doc: "y of the second corner."},
+	}
+	keys := Param{Name: "keys", Type: "str", Doc: `a key or a combination joined with "+", e.g. "enter", "tab", "ctrl+s", "ctrl+shift+t".`}
+	url := Param{Name: "url", Type: "str", Doc: `an http(s) address, e.g. "https://en.wikipedia.org/wiki/Starlark", or a link from the current page.`}
+	return slices.Concat(
+		pointerBuiltins(xy),
+		[]Tool{
+			{Name: "type_text", Group: "keyboard", Kind: KindKeyboard,
+				Doc:    "Type text at the keyboard focus as if on a keyboard; any Unicode works. Click the field first; use press() for enter, tab and shortcuts.",
+				Params: []Param{{Name: "text", Type: "str", Doc: "the text to type."}}},
+			{Name: "type_secret", Group: "keyboard", Kind: KindKeyboard,
+				Doc:    "Type the stored secret called name (a password or token) at the keyboard focus. You never see its value and it is never logged.",
+				Params: []Param{{Name: "name", Type: "str", Doc: "the secret's name, as given in the task."}}},
+			{Name: "press", Group: "keyboard", Kind: KindKeyboard, Risk: RiskCloseCombos,
+				Doc:    `Press a key or key combination and release it, e.g. press("enter"), press("ctrl+s"), press("alt+f4").`,
+				Params: []Param{keys}},
+			{Name: "hold", Group: "keyboard", Kind: KindKeyboard, Risk: RiskCloseCombos,
+				Doc:    fmt.Sprintf("Hold a key or combination down for some seconds (at most %d), then release it.", int(MaxHold.Seconds())),
+				Params: []Param{keys, {Name: "seconds", Type: "float", Doc: "how long to hold."}}},
+		},
+		screenBuiltins(corners),
+		[]Tool{
+			{Name: "ask_user", Group: "control", Kind: KindControl, Returns: "str",
+				Doc:    "Hands the wheel to the person: shows them the question and returns their reply. Use it for choices, missing information or confirmation only they can give.",
+				Params: []Param{{Name: "question", Type: "str", Doc: "what you need to know, in one or two sentences"}}},
+			{Name: "launch", Group: "apps", Kind: KindApp, Risk: RiskLaunch,
+				Doc:    "Starts a desktop program on this display. The person may be asked to approve it.",
+				Params: []Param{{Name: "app", Type: "str", Doc: `program and arguments, e.g. "gedit notes.txt" (no shell syntax)`}}},
+			{Name: "open_url", Group: "apps", Kind: KindApp, Risk: RiskOpenURL,
+				Doc:    "Opens the address in the desktop's web browser (to read pages as text, use visit_page instead). The person may be asked to approve it.",
+				Params: []Param{{Name: "url", Type: "str", Doc: "an http or https address"}}},
+		},
+		researchBuiltins(url),
+		[]Tool{{Name: "final_answer", Group: "control", Kind: KindControl,
+			Doc: "Give the final answer and end the task. The block stops here, even inside a function.",
+			Params: []Param{{Name: "answer", Type: "Any",
+				Doc: "the answer to the task; a string is given as-is, any other value as str(value)."}}}},
+	)
+}
+
+func pointerBuiltins(xy []Param) []Tool {
+	return []Tool{
+		{Name: "click", Group: "mouse", Kind: KindPointer, Doc: "Move the mouse to (x, y) and click there.",
+			Params: append(slices.Clone(xy), Param{Name: "button", Type: "str", Default: `"left"`, Doc: `"left", "right" or "middle".`})},
+		{Name: "double_click", Group: "mouse", Kind: KindPointer, Params: xy,
+			Doc: "Double-click the left button at (x, y), e.g. to open a file or select a word."},
+		{Name: "right_click", Group: "mouse", Kind: KindPointer, Params: xy,
+			Doc: "Click the right button at (x, y), usually to open a context menu."},
+		{Name: "move", Group: "mouse", Kind: KindPointer, Params: xy,
+			Doc: "Move the mouse to (x, y) without clicking, e.g. to hover over a menu or tooltip."},
+		{Name: "drag", Group: "mouse", Kind: KindPointer,
+			Doc: "Press the left button at (x1, y1), move to (x2, y2) and release: drag and drop, select text, move a slider.",
+			Params: []Param{
+				{Name: "x1", Type: "int", Doc: "x where the drag starts."},
+				{Name: "y1", Type: "int", Doc: "y where the drag starts."},
+				{Name: "x2", Type: "int", Doc: "x where it ends."},
+				{Name: "y2", Type: "int", Doc: "y where it ends."},
+			}},
+		{Name: "scroll", Group: "mouse", Kind: KindPointer, Doc: "Move the mouse to (x, y) and turn the wheel there.",
+			Params: append(slices.Clone(xy),
+				Param{Name: "direction", Type: "str", Default: `"down"`, Doc: `"up", "down", "left" or "right".`},
+				Param{Name: "amount", Type: "int", Default: "3", Doc: fmt.Sprintf("wheel clicks, 1 to %d (one click is about three lines of text).", MaxScroll)})},
+	}
+}
+
+func screenBuiltins(corners []Param) []Tool {
+	return []Tool{
+		{Name: "screenshot", Group: "screen", Kind: KindScreen,
+			Doc: "Capture the screen now and show it with the next observation. A fresh screenshot follows every block anyway; use this to see a state in between."},
+		{Name: "zoom", Group: "screen", Kind: KindScreen, Params: corners,
+			Doc: "Show the region between corners (x1, y1) and (x2, y2) at the screen's full resolution with the next observation, to read small text. Positions in the zoomed image are not screen coordinates: keep using the screenshot's."},
+		{Name: "screen_size", Group: "screen", Kind: KindScreen, Returns: "tuple[int, int]",
+			Doc: "Return (width, height) of the coordinate space you click in: the screenshot's size in pixels, or (1000, 1000) for normalised coordinates."},
+		{Name: "cursor_position", Group: "screen", Kind: KindScreen, Returns: "tuple[int, int] | None",
+			Doc: "Return the mouse position (x, y) in the screenshot's coordinates, or None when the mouse is on another display."},
+		{Name: "wait", Group: "screen", Kind: KindControl,
+			Doc:    fmt.Sprintf("Pause, e.g. while a page or app loads (at most %d seconds per call). Waiting does not count toward the block's time limit.", int(MaxWait.Seconds())),
+			Params: []Param{{Name: "seconds", Type: "float", Doc: "how long to wait."}}},
+	}
+}
+
+func researchBuiltins(url Param) []Tool {
+	return []Tool{
+		{Name: "web_search", Group: "browser", Kind: KindResearch, Returns: "str",
+			Doc: `Search the web and return the results as text: a numbered list of titles with links, dates and snippets. Print it to read it, e.g. print(web_search("tallest building in Europe")), then open a result with visit_page(link).`,
+			Params: []Param{
+				{Name: "query", Type: "str", Doc: "what to search for, as you would type it into a search engine."},
+				{Name: "year", Type: "int | None", Default: "None", Doc: "only results published in this year, e.g. 2023; None for any time."},
+			}},
+		{Name: "visit_page", Group: "browser", Kind: KindResearch, Returns: "str", Params: []Param{url},
+			Doc: `Open a web page and return its first viewport as text: a header (Address, Title, "Viewport position: Showing page X of Y.") and a few thousand characters of the page as markdown, links kept. A file (PDF, Office document, archive) is downloaded and returned as text, saying where it was saved. Print the result to read it.`},
+		{Name: "page_down", Group: "browser", Kind: KindResearch, Returns: "str",
+			Doc: "Scroll the current page one viewport down and return that viewport, with the header. At the last viewport it stays there."},
+		{Name: "page_up", Group: "browser", Kind: KindResearch, Returns: "str",
+			Doc: "Scroll the current page one viewport up and return that viewport, with the header. At the first viewport it stays there."},
+		{Name: "find_on_page", Group: "browser", Kind: KindResearch, Returns: "str",
+			Doc:    "Find text on the current page, ignoring case and punctuation; * matches any run of characters. The search starts at the current viewport and wraps around to the top. Return the viewport holding the first match, or a message saying it was not found.",
+			Params: []Param{{Name: "text", Type: "str", Doc: `the words to find, e.g. "population" or "founded in *".`}}},
+		{Name: "find_next", Group: "browser", Kind: KindResearch, Returns: "str",
+			Doc: "Return the viewport holding the next match of the last find_on_page, wrapping around to the top."},
+		{Name: "archived_url", Group: "browser", Kind: KindResearch, Returns: "str",
+			Doc: "Open the Wayback Machine's copy of a page as it was near a date (or its nearest snapshot) and return the first viewport, like visit_page. Use it for pages that have changed or are gone.",
+			Params: []Param{
+				{Name: "url", Type: "str", Doc: "the address of the page as it was then."},
+				{Name: "date", Type: "str", Doc: `the date as "YYYYMMDD", e.g. "20200131".`},
+			}},
+		{Name: "inspect_file", Group: "files", Kind: KindResearch, Returns: "str",
+			Doc: `Read a local file and return its content as markdown text: plain text, Markdown, CSV/TSV, JSON, XML, HTML, PDF (with page markers), DOCX, XLSX (a table per sheet), PPTX (a section per slide), ZIP (a listing; read a member as "archive.zip/member") and images (size, format and a caption). With a question, a model reads the file and its answer is returned instead of the text. Print the result to read it.`,
+			Params: []Param{
+				{Name: "path", Type: "str", Doc: `the file: an absolute path, "~/..." or the path a download was saved to.`},
+				{Name: "question", Type: "str | None", Default: "None", Doc: `a question about the file, e.g. "What is the total in the last row?"; None returns the text.`},
+			}},
+	}
+}
+
+// Builtin returns the catalogue's entry called name with fn as its
+// implementation. An unknown name is a programming error: it panics.
+func Builtin(name string, fn func(c *Call, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)) Tool {
+	for _, t := range Builtins() {
+		if t.Name == name {
+			t.Fn = fn
+			return t
+		}
+	}
+	panic("script: no builtin " + name + " in the catalogue")
+}

@@ -1,0 +1,192 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+
+	"deskpilot/agent/dialect"
+	"deskpilot/vision"
+)
+
+// Config is the settings of one run, resolved: every source applied in order,
+// the preset's values filled in where nothing else set them, every default
+// applied and every value checked. It is a value: copy it freely, never modify it
+// after Resolve (its slices are its own).
+type Config struct {
+	Settings
+	// File is the config file the settings were read from; "" when none was.
+	File string
+	// Coords is CoordMode parsed.
+	Coords vision.CoordMode
+	// ImageFormat is Format parsed.
+	ImageFormat vision.Format
+	// PriceIn and PriceOut are the preset's prices in USD per million tokens; 0 =
+	// unknown (no cost is shown).
+	PriceIn, PriceOut float64
+}
+
+// Resolve applies the preset and the defaults to s and checks every value. It is
+// the one place settings become a Config.
+func Resolve(s Settings) (Config, error) {
+	c := Config{}
+	if err := applyPreset(&s, &c); err != nil {
+		return Config{}, err
+	}
+	for _, f := range fields() {
+		if f.def != "" && f.value(&s).IsZero() {
+			if err := f.set(&s, f.def, f.key); err != nil {
+				return Config{}, err
+			}
+		}
+		if f.isSlice { // a Config owns its slices
+			v := f.value(&s)
+			v.Set(reflect.ValueOf(slices.Clone(v.Interface().([]string))))
+		}
+	}
+	if err := check(&s, &c); err != nil {
+		return Config{}, err
+	}
+	c.Settings = s
+	return c, nil
+}
+
+// applyPreset fills what s leaves empty from the named preset: the one rule by
+// which a preset applies.
+func applyPreset(s *Settings, c *Config) error {
+	if s.Preset == "" {
+		return nil
+	}
+	p, err := presetNamed(s.Preset)
+	if err != nil {
+		return err
+	}
+	s.Preset = p.Name
+	fill := func(dst *string, v string) {
+		if *dst == "" {
+			*dst = v
+		}
+	}
+	fill(&s.BaseURL, p.BaseURL)
+	fill(&s.Model, p.Model)
+	if p.KeyEnv == "" && p.BaseURL != "" {
+		// A local server needs no key: never send it the default variable's
+		// (an OpenAI key has no business at localhost:11434).
+		fill(&s.APIKeyEnv, NoKey)
+	}
+	fill(&s.APIKeyEnv, p.KeyEnv)
+	fill(&s.CoordMode, p.Coords)
+	if s.MaxSide == 0 {
+		s.MaxSide = p.MaxSide
+	}
+	c.PriceIn, c.PriceOut = p.PriceIn, p.PriceOut
+	return nil
+}
+
+func presetNamed(name string) (Preset, error) {
+	p, ok := PresetByName(name)
+	if !ok {
+		var names []string
+		for _, p := range Presets() {
+			names = append(names, p.Name)
+		}
+		return Preset{}, fmt.Errorf("unknown preset %q; presets: %s", name, strings.Join(names, ", "))
+	}
+	return p, nil
+}
+
+// WithPreset returns s switched to the named preset: the model settings a preset
+// decides (endpoint, model, key variable, image size, coordinate mode) take the
+// preset's values, the others are kept. An unknown name is an error.
+func WithPreset(s Settings, name string) (Settings, error) {
+	p, err := presetNamed(name)
+	if err != nil {
+		return s, err
+	}
+	s.Preset, s.BaseURL, s.Model, s.APIKeyEnv, s.MaxSide, s.CoordMode = p.Name, "", "", "", 0, ""
+	var c Config
+	if err := applyPreset(&s, &c); err != nil {
+		return s, err
+	}
+	return s, nil
+}
+
+// Defaults is the Config of empty settings: every default.
+func Defaults() Config {
+	c, err := Resolve(Settings{})
+	if err != nil {
+		panic("config: the defaults do not resolve: " + err.Error())
+	}
+	return c
+}
+
+// check validates and parses the resolved values.
+func check(s *Settings, c *Config) error {
+	var err error
+	if c.Coords, err = vision.ParseCoordMode(s.CoordMode); err != nil {
+		return fmt.Errorf("--coords: %q is not a coordinate mode (pixels, norm1000)", s.CoordMode)
+	}
+	s.CoordMode = string(c.Coords)
+	if c.ImageFormat, err = vision.ParseFormat(s.Format); err != nil {
+		return fmt.Errorf("--image-format: %w", err)
+	}
+	if _, err := dialect.ByName(s.Dialect); err != nil {
+		return fmt.Errorf("--dialect: %w", err)
+	}
+	if s.Dialect == "" {
+		s.Dialect = dialect.Default
+	}
+	for _, r := range []struct {
+		name      string
+		v, lo, hi int
+	}{
+		{"max_steps", s.MaxSteps, 1, 10000},
+		{"keep_images", s.KeepImages, 1, 100},
+		{"image_max_side", s.MaxSide, 64, 8192},
+		{"image_quality", s.Quality, 1, 100},
+		{"max_tokens", s.MaxTokens, 1, 1 << 20},
+		{"timeout_seconds", s.TimeoutSec, 1, 24 * 3600},
+		{"plan_every", s.PlanEvery, 0, 10000},
+		{"display", s.Display, 0, 64},
+	} {
+		if r.v < r.lo || r.v > r.hi {
+			return fmt.Errorf("%s is %d; it must be %d to %d", r.name, r.v, r.lo, r.hi)
+		}
+	}
+	if s.TraceDir == "" {
+		s.TraceDir = filepath.Join(DataHome(), "deskpilot", "traces")
+	}
+	if s.TraceDir, err = expandHome(s.TraceDir); err != nil {
+		return err
+	}
+	if s.TraceDir, err = filepath.Abs(s.TraceDir); err != nil {
+		return fmt.Errorf("trace_dir: %w", err)
+	}
+	return nil
+}
+
+// NoKey as api_key_env means the endpoint takes no key; local presets set it.
+const NoKey = "none"
+
+// APIKey reads the key from the environment variable the config names (lookup
+// is os.LookupEnv in production; nil means it); "" for NoKey. The key is never
+// stored in a Config, logged, or written to a trace.
+func (c Config) APIKey(lookup func(string) (string, bool)) string {
+	if c.APIKeyEnv == NoKey {
+		return ""
+	}
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	v, _ := lookup(c.APIKeyEnv)
+	return v
+}
+
+// HasModel reports whether an endpoint and a model are set.
+func (c Config) HasModel() bool { return c.BaseURL != "" && c.Model != "" }
+
+// ErrNoModel explains how to configure a model.
+const ErrNoModel = "no model configured: set --base-url and --model (or OPENAI_BASE_URL and DESKPILOT_MODEL, or --preset), e.g. --preset ollama for a local Ollama"

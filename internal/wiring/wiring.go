@@ -1,0 +1,228 @@
+// Package wiring is deskpilot's composition root: from a resolved config.Config it
+// builds a ready agent on the desktop the config names — the desktop backend, the
+// model client, the text browser, the file inspector and the safety policy. The
+// CLI, the app, the eval harness and the end-to-end tests all get their agent
+// from Open, so a run is wired the same way wherever it starts.
+package wiring
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	"deskpilot/actions/browser"
+	"deskpilot/actions/inspect"
+	"deskpilot/agent"
+	"deskpilot/agent/dialect"
+	"deskpilot/agent/llm"
+	"deskpilot/agent/script"
+	"deskpilot/internal/config"
+	"deskpilot/internal/desktop"
+)
+
+// Options are what a run needs beyond its config.
+type Options struct {
+	// APIKey is the model's key; "" = read the variable the config names.
+	APIKey string
+	// HasWindow says this process shows windows of its own (the app): they are
+	// masked out of screenshots and clicks into them are refused.
+	HasWindow bool
+	// Secrets are the values type_secret may type, by name.
+	Secrets map[string]string
+	// Roots are extra folders the file inspector may read besides the home
+	// folder and the run's downloads (eval: a task's attached files).
+	Roots []string
+	// Log receives operational logs; nil discards them.
+	Log *slog.Logger
+	// Version is recorded in traces.
+	Version string
+	// Lookup reads the environment; nil = os.LookupEnv.
+	Lookup func(string) (string, bool)
+}
+
+func (o Options) lookup(name string) string {
+	if o.Lookup == nil {
+		return os.Getenv(name)
+	}
+	v, _ := o.Lookup(name)
+	return v
+}
+
+// Ready is an agent wired to its desktop. Close it when the runs are over.
+type Ready struct {
+	Agent   *agent.Agent
+	Desktop *desktop.Desktop
+}
+
+// Close releases the desktop (held keys and buttons, connections). Safe twice.
+func (r *Ready) Close() error {
+	if r == nil {
+		return nil
+	}
+	return r.Desktop.Close()
+}
+
+// Open wires an agent for cfg on the desktop cfg names. The caller closes the
+// result. A config without a model still wires (the console needs none); its
+// model calls fail, so commands that run the model check cfg.HasModel first.
+func Open(ctx context.Context, cfg config.Config, o Options) (*Ready, error) {
+	d, err := OpenDesktop(cfg, o.HasWindow)
+	if err != nil {
+		return nil, err
+	}
+	a, err := NewAgent(ctx, cfg, d, o)
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	return &Ready{Agent: a, Desktop: d}, nil
+}
+
+// OpenDesktop opens the desktop cfg names (backend, X display, monitor).
+func OpenDesktop(cfg config.Config, hasWindow bool) (*desktop.Desktop, error) {
+	return desktop.Open(desktop.Options{Backend: cfg.Backend, XDisplay: cfg.XDisplay,
+		Monitor: cfg.Display, HasWindow: hasWindow})
+}
+
+// NewAgent wires an agent for cfg on an open desktop.
+func NewAgent(ctx context.Context, cfg config.Config, d *desktop.Desktop, o Options) (*agent.Agent, error) {
+	key := o.APIKey
+	if key == "" {
+		key = o.lookup(cfg.APIKeyEnv)
+	}
+	ac, err := AgentConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	model := Model(cfg, key)
+	tools, err := researchTools(ctx, cfg, ac, model, o)
+	if err != nil {
+		return nil, err
+	}
+	target := d.Target()
+	var redact []string
+	if key != "" {
+		redact = append(redact, key)
+	}
+	a := &agent.Agent{
+		Config:       ac,
+		Model:        model,
+		Screen:       d,
+		Cursor:       d.Cursor,
+		Idle:         d.Idle,
+		Input:        d.Input(),
+		Display:      target.Bounds,
+		DisplayCount: len(d.Displays()),
+		Tools:        tools,
+		Secrets:      o.Secrets,
+		Redact:       redact,
+		Launch:       d.Launch,
+		Log:          o.Log,
+		Version:      o.Version,
+	}
+	if o.HasWindow {
+		a.OwnWindows = d.OwnWindows
+	}
+	return a, nil
+}
+
+// AgentConfig is the part of cfg the agent uses.
+func AgentConfig(cfg config.Config) (agent.Config, error) {
+	dl, err := dialect.ByName(cfg.Dialect)
+	if err != nil {
+		return agent.Config{}, err
+	}
+	return agent.Config{
+		Model: cfg.Model, BaseURL: RedactURL(cfg.BaseURL), Dialect: dl,
+		CoordMode: cfg.Coords, MaxSide: cfg.MaxSide, ImageFormat: cfg.ImageFormat, ImageQuality: cfg.Quality,
+		MaxSteps: cfg.MaxSteps, KeepImages: cfg.KeepImages, PlanEvery: cfg.PlanEvery,
+		MaxTokens: cfg.MaxTokens, Temperature: cfg.Temperature, TraceDir: cfg.TraceDir, Monitor: cfg.Display,
+		Policy: agent.Policy{Confirm: cfg.Confirm, AllowDomains: cfg.AllowDomains,
+			DenyDomains: cfg.DenyDomains, DenyApps: cfg.DenyApps},
+	}, nil
+}
+
+// Model is the model client for cfg.
+func Model(cfg config.Config, apiKey string) *llm.Client {
+	return llm.New(llm.Config{
+		BaseURL: cfg.BaseURL, Model: cfg.Model, APIKey: apiKey,
+		Timeout: cfg.Timeout(), MaxRetries: cfg.Retries, NoStream: cfg.NoStream,
+	})
+}
+
+// RedactURL removes a password from a URL's user information, for logs, traces
+// and the terminal.
+func RedactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}
+
+// researchTools are the text browser and the file inspector. Each agent (one
+// run, or one console session) downloads into a folder of its own under
+// $XDG_CACHE_HOME/deskpilot/downloads; the inspector reads the home folder,
+// every download and o.Roots, and answers questions about files with the run's
+// model.
+func researchTools(_ context.Context, cfg config.Config, ac agent.Config, model agent.Model, o Options) ([]script.Tool, error) {
+	downloads, err := DownloadsDir()
+	if err != nil {
+		return nil, err
+	}
+	var roots []string
+	if home, _ := os.UserHomeDir(); home != "" {
+		roots = append(roots, home)
+	}
+	roots = append(roots, o.Roots...)
+	in := inspect.New(inspect.Options{
+		Roots:       roots,
+		DownloadDir: downloads,
+		Ask:         agent.InspectAsk(model, ac),
+	})
+	key := ""
+	if cfg.SearchKeyEnv != "" {
+		key = o.lookup(cfg.SearchKeyEnv)
+	}
+	search, err := browser.NewSearchBackend(cfg.SearchBackend, cfg.SearchURL, key, nil)
+	if err != nil {
+		return nil, fmt.Errorf("web %w; check search_backend, search_url and search_key_env (the environment variable holding the key, now %q)", err, cfg.SearchKeyEnv)
+	}
+	br := browser.New(browser.Options{
+		AllowPrivate: cfg.AllowPrivate,
+		Search:       search,
+		DownloadDir:  filepath.Join(downloads, runFolder(time.Now())),
+		CheckURL:     ac.Policy.CheckURL,
+		Inspect: func(ctx context.Context, path string) (string, error) {
+			return in.Inspect(ctx, path, "")
+		},
+	})
+	return script.Research(script.ResearchDeps{Browser: br, Inspector: in}), nil
+}
+
+// DownloadsDir makes and returns $XDG_CACHE_HOME/deskpilot/downloads (~/.cache
+// when unset), where the browser saves files it cannot show as a page.
+func DownloadsDir() (string, error) {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("downloads folder: %w", err)
+	}
+	dir := filepath.Join(cache, "deskpilot", "downloads")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("downloads folder: %w", err)
+	}
+	return dir, nil
+}
+
+// runFolder names one run's downloads folder: UTC time, like trace folders, and
+// the process id, so two runs started in the same second do not share it.
+func runFolder(now time.Time) string {
+	return fmt.Sprintf("%s-%d", now.UTC().Format("20060102T150405.000Z"), os.Getpid())
+}

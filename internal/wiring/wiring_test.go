@@ -1,0 +1,40 @@
+package wiring
+
+import (
+	"strings"
+	"testing"
+
+	"deskpilot/agent"
+	"deskpilot/internal/config"
+)
+
+func TestResearchToolsRefuseBadSearchConfig(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("DESKPILOT_TEST_SEARCH_KEY", "")
+	tests := []struct {
+		name string
+		cfg  config.Settings
+		want string
+	}{
+		{"brave without a key", config.Settings{SearchBackend: "brave", SearchKeyEnv: "DESKPILOT_TEST_SEARCH_KEY"},
+			`web search: brave needs an API key; check search_backend, search_url and search_key_env (the environment variable holding the key, now "DESKPILOT_TEST_SEARCH_KEY")`},
+		{"searxng without an address", config.Settings{SearchBackend: "searxng"}, "searxng needs the address of an instance"},
+		{"unknown backend", config.Settings{SearchBackend: "altavista"}, `unknown backend "altavista"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := config.Resolve(tc.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tools, err := researchTools(t.Context(), cfg, agent.Config{}, nil, Options{})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("tools %d, err %v; want an error containing %q", len(tools), err, tc.want)
+			}
+		})
+	}
+	tools, err := researchTools(t.Context(), config.Defaults(), agent.Config{}, nil, Options{})
+	if err != nil || len(tools) != 8 {
+		t.Errorf("default config: %d tools, %v; want the 8 research tools", len(tools), err)
+	}
+}
