@@ -2,10 +2,8 @@ package a11y
 
 import (
 	"errors"
-	"fmt"
 	"image"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -52,10 +50,10 @@ func TestParseStates(t *testing.T) {
 		want []stateWant
 		bad  bool
 	}{
-		{in: []string{"focused", "Checked"}, want: []stateWant{{stateFocused, false}, {stateChecked, false}}},
-		{in: []string{"!checked", "not enabled"}, want: []stateWant{{stateChecked, true}, {stateEnabled, true}}},
-		{in: []string{"disabled", "unchecked"}, want: []stateWant{{stateEnabled, true}, {stateChecked, true}}},
-		{in: []string{"!disabled"}, want: []stateWant{{stateEnabled, false}}},
+		{in: []string{"focused", "Checked"}, want: []stateWant{{12, false}, {4, false}}},
+		{in: []string{"!checked", "not enabled"}, want: []stateWant{{4, true}, {8, true}}},
+		{in: []string{"disabled", "unchecked"}, want: []stateWant{{8, true}, {4, true}}},
+		{in: []string{"!disabled"}, want: []stateWant{{8, false}}},
 		{in: []string{"multi line", "READ_ONLY"}, want: []stateWant{{17, false}, {43, false}}},
 		{in: []string{"invalid"}, bad: true},
 		{in: []string{"shiny"}, bad: true},
@@ -163,13 +161,4 @@ func TestUnavailableError(t *testing.T) {
 	if err.Error() != want {
 		t.Errorf("Error() = %q, want %q", err, want)
 	}
-}
-
-// describe lists elements one per line for failure messages.
-func describe(els []Element) string {
-	var b strings.Builder
-	for _, e := range els {
-		fmt.Fprintf(&b, "\n  %s %q text=%q %v %v pid=%d", e.Role, e.Name, e.Text, e.States, e.Bounds, e.PID)
-	}
-	return b.String()
 }

@@ -48,37 +48,6 @@ var stateNames = [...]string{
 	"visited", "checkable", "has-popup", "read-only",
 }
 
-// Bit numbers of the states the walk itself looks at.
-const (
-	stateChecked    = 4
-	stateEditable   = 7
-	stateEnabled    = 8
-	stateFocusable  = 11
-	stateFocused    = 12
-	stateSelectable = 22
-	stateSensitive  = 24
-	stateShowing    = 25
-	stateVisible    = 30
-	stateManages    = 31 // manages-descendants
-)
-
-// Role numbers the walk treats specially.
-const (
-	roleCheckBox     = 7
-	roleDialog       = 16
-	roleFiller       = 20
-	roleFrame        = 23
-	roleLabel        = 29
-	rolePanel        = 39
-	rolePasswordText = 40
-	roleTableCell    = 56
-	roleText         = 61
-	roleWindow       = 69
-	roleApplication  = 75
-	roleEntry        = 79
-	roleStatic       = 116
-)
-
 // RoleName returns the AT-SPI name of role number r, or "role N" for a number
 // this package does not know.
 func RoleName(r uint32) string {
@@ -88,8 +57,9 @@ func RoleName(r uint32) string {
 	return fmt.Sprintf("role %d", r)
 }
 
-// stateList names the states set in bits, in bit order ("invalid" left out).
-func stateList(bits uint64) []string {
+// StateNames names the states set in an AT-SPI state set (bit n = AtspiStateType
+// n), in bit order; "invalid" is left out.
+func StateNames(bits uint64) []string {
 	var out []string
 	for i := 1; i < len(stateNames); i++ {
 		if bits&(1<<i) != 0 {

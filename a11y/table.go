@@ -119,7 +119,7 @@ func tableLine(e Element, o TableOptions) string {
 	}
 	c := image.Pt((r.Min.X+r.Max.X)/2, (r.Min.Y+r.Max.Y)/2)
 	return fmt.Sprintf("%s\t%s\t%s\t%s\t(%d, %d)\t(%d, %d)\n",
-		cleanCell(e.Role, o.MaxCell), cleanCell(e.Name, o.MaxCell), cleanCell(e.Text, o.MaxCell),
+		CleanText(e.Role, o.MaxCell), CleanText(e.Name, o.MaxCell), CleanText(e.Text, o.MaxCell),
 		strings.Join(notableStates(e), ","), c.X, c.Y, r.Dx(), r.Dy())
 }
 
@@ -140,9 +140,11 @@ func notableStates(e Element) []string {
 	return out
 }
 
-// cleanCell replaces control characters and invalid UTF-8 with spaces, collapses
-// white space and cuts s to max characters, ending a cut string in "…".
-func cleanCell(s string, max int) string {
+// CleanText makes text from an application safe to show the model: invalid UTF-8
+// and control characters (line breaks and tabs included, so text cannot forge
+// lines or columns of a table) become spaces, runs of white space one space, and s
+// is cut to max characters, a cut string ending in "…".
+func CleanText(s string, max int) string {
 	s = strings.ToValidUTF8(s, " ")
 	s = strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {

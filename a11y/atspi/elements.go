@@ -1,8 +1,10 @@
-package a11y
+package atspi
 
 import (
 	"cmp"
 	"strings"
+
+	"deskpilot/a11y"
 )
 
 // appInfo is what Elements knows of an application apart from its tree.
@@ -14,21 +16,21 @@ type appInfo struct {
 // toElements turns the kept nodes of one application into elements: it infers
 // names for nameless fields and cells, reports toggle cells as check boxes, and
 // drops structural containers with neither name nor text.
-func toElements(nodes []node, ks []kept, app appInfo, maxText int) []Element {
+func toElements(nodes []node, ks []kept, app appInfo, maxText int) []a11y.Element {
 	names := inferNames(nodes, ks)
-	out := make([]Element, 0, len(ks))
+	out := make([]a11y.Element, 0, len(ks))
 	for j, k := range ks {
 		n := &nodes[k.i]
-		role := RoleName(n.role)
+		role := a11y.RoleName(n.role)
 		if n.role == roleTableCell && n.toggle {
 			role = "check box"
 		}
-		e := Element{
+		e := a11y.Element{
 			Name:        cleanText(names[j], maxText),
 			Role:        role,
 			Text:        cleanText(n.text, maxText),
 			Description: cleanText(n.desc, maxText),
-			States:      stateList(n.states),
+			States:      a11y.StateNames(n.states),
 			Bounds:      k.bounds,
 			App:         app.name,
 			PID:         app.pid,
@@ -148,7 +150,16 @@ func interactive(role string, n *node) bool {
 	case "table cell", "table row":
 		return n.has(stateSelectable) || n.has(stateFocusable) || n.toggle
 	}
-	return n.has(stateFocusable) && !structural(role) && !isWindowRole(role)
+	return n.has(stateFocusable) && !structural(role) && !windowRole(role)
+}
+
+// windowRole reports the roles of top-level windows.
+func windowRole(role string) bool {
+	switch role {
+	case "frame", "dialog", "window", "alert", "file chooser":
+		return true
+	}
+	return false
 }
 
 // structural reports container roles that mean nothing to a person without a name.
@@ -172,7 +183,7 @@ func cleanText(s string, max int) string {
 	if s == "" {
 		return ""
 	}
-	return cleanCell(s, max)
+	return a11y.CleanText(s, max)
 }
 
 func abs(v int) int {

@@ -1,4 +1,4 @@
-package a11y
+package atspi
 
 import (
 	"cmp"
@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"deskpilot/a11y"
 )
 
 // maxApps bounds the applications one walk considers.
@@ -35,12 +37,12 @@ type Client struct {
 
 // Connect opens the X display and the accessibility bus (see the package doc for
 // how the bus is found) and checks that the AT-SPI registry answers. It fails with an
-// *UnavailableError when there is no display, no bus or no registry.
+// *a11y.UnavailableError when there is no display, no bus or no registry.
 func Connect(ctx context.Context, o Options) (*Client, error) {
 	o = o.withDefaults()
 	x, err := openX(o.XDisplay)
 	if err != nil {
-		return nil, &UnavailableError{Reason: fmt.Sprintf("cannot open X display %q", o.XDisplay), Err: err}
+		return nil, &a11y.UnavailableError{Reason: fmt.Sprintf("cannot open X display %q", o.XDisplay), Err: err}
 	}
 	bus, err := connectA11y(ctx, o, x.busProperty)
 	if err != nil {
@@ -65,19 +67,19 @@ func (c *Client) Close() error {
 }
 
 // Elements reads the visible elements of the display's applications and returns
-// those q selects, ordered as Match orders them. The Note says what was cut or
-// skipped. The error is a *QueryError for a bad query, ctx's error when ctx ended,
-// an *UnavailableError when the registry does not answer; an application that fails
+// those q selects, ordered as a11y.Match orders them. The a11y.Note says what was cut or
+// skipped. The error is a *a11y.QueryError for a bad query, ctx's error when ctx ended,
+// an *a11y.UnavailableError when the registry does not answer; an application that fails
 // is only skipped.
-func (c *Client) Elements(ctx context.Context, q Query) ([]Element, Note, error) {
-	if _, err := Match(nil, q); err != nil {
-		return nil, Note{}, err
+func (c *Client) Elements(ctx context.Context, q a11y.Query) ([]a11y.Element, a11y.Note, error) {
+	if _, err := a11y.Match(nil, q); err != nil {
+		return nil, a11y.Note{}, err
 	}
 	all, note, err := c.walk(ctx)
 	if err != nil {
 		return nil, note, err
 	}
-	out, err := Match(all, q)
+	out, err := a11y.Match(all, q)
 	return out, note, err
 }
 
@@ -88,8 +90,8 @@ type registered struct {
 }
 
 // walk reads every visible element of the display, in registry then tree order.
-func (c *Client) walk(ctx context.Context) ([]Element, Note, error) {
-	var note Note
+func (c *Client) walk(ctx context.Context) ([]a11y.Element, a11y.Note, error) {
+	var note a11y.Note
 	w := &walker{conn: c.bus.Conn, o: c.o, caller: ctx, bounds: c.bounds}
 	var cancel context.CancelFunc
 	w.ctx, cancel = context.WithTimeout(ctx, c.o.MaxTime)
@@ -117,7 +119,7 @@ func (c *Client) walk(ctx context.Context) ([]Element, Note, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, note, fmt.Errorf("a11y: elements: %w", err)
 	}
-	var all []Element
+	var all []a11y.Element
 	timeUp := false
 	for _, r := range results {
 		note.Nodes += r.nodes
@@ -153,7 +155,7 @@ func (c *Client) applications(w *walker) ([]registered, error) {
 		if w.caller.Err() != nil {
 			return nil, fmt.Errorf("a11y: elements: %w", w.caller.Err())
 		}
-		return nil, &UnavailableError{Reason: "the AT-SPI registry does not answer", Err: err}
+		return nil, &a11y.UnavailableError{Reason: "the AT-SPI registry does not answer", Err: err}
 	}
 	kids = kids[:min(len(kids), maxApps)]
 	pids := make([]uint32, len(kids))
@@ -187,10 +189,10 @@ type plan struct {
 
 // plan decides which applications are on the display: those owning one of its
 // windows, and those whose windows match one of its windows of unknown process.
-func (c *Client) plan(apps []registered, note *Note) ([]plan, error) {
+func (c *Client) plan(apps []registered, note *a11y.Note) ([]plan, error) {
 	wins, err := c.x.windows()
 	if err != nil {
-		return nil, &UnavailableError{Reason: "cannot list the X display's windows", Err: err}
+		return nil, &a11y.UnavailableError{Reason: "cannot list the X display's windows", Err: err}
 	}
 	appPIDs := map[int]bool{}
 	for _, a := range apps {
@@ -265,10 +267,10 @@ func matchesWindow(r image.Rectangle, wins []xwin) bool {
 
 // appResult is what reading one application gave.
 type appResult struct {
-	elems  []Element
+	elems  []a11y.Element
 	nodes  int
 	cut    []string
-	skip   *Skip
+	skip   *a11y.Skip
 	timeUp bool
 	other  bool // read, but none of its windows is on the display
 }
@@ -279,7 +281,7 @@ type appResult struct {
 func (c *Client) readApp(w *walker, p plan) appResult {
 	info := appInfo{pid: p.pid, name: processName(p.pid)}
 	if p.hungAgo > 0 {
-		return appResult{skip: &Skip{App: info.name, PID: p.pid, Reason: fmt.Sprintf(
+		return appResult{skip: &a11y.Skip{App: info.name, PID: p.pid, Reason: fmt.Sprintf(
 			"did not answer %v ago; not asked again for %v", p.hungAgo.Round(time.Second), c.o.HungRetry)}}
 	}
 	a := &appTree{root: p.root, index: map[ref]int{}}
@@ -291,7 +293,7 @@ func (c *Client) readApp(w *walker, p plan) appResult {
 			c.hung[p.root.bus] = time.Now()
 			c.mu.Unlock()
 		}
-		return appResult{nodes: len(a.nodes), skip: &Skip{App: info.name, PID: p.pid, Reason: ae.reason}}
+		return appResult{nodes: len(a.nodes), skip: &a11y.Skip{App: info.name, PID: p.pid, Reason: ae.reason}}
 	}
 	res := appResult{nodes: len(a.nodes), timeUp: err != nil} // errTimeUp, or cancellation (walk checks)
 	if len(a.nodes) == 0 {
@@ -305,7 +307,7 @@ func (c *Client) readApp(w *walker, p plan) appResult {
 	if err == nil {
 		err = w.details(a, ks)
 		if errors.As(err, &ae) {
-			return appResult{nodes: len(a.nodes), skip: &Skip{App: info.name, PID: p.pid, Reason: ae.reason}}
+			return appResult{nodes: len(a.nodes), skip: &a11y.Skip{App: info.name, PID: p.pid, Reason: ae.reason}}
 		}
 		res.timeUp = err != nil
 	}

@@ -1,4 +1,4 @@
-package a11y
+package atspi
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/godbus/dbus/v5"
+
+	"deskpilot/a11y"
 )
 
 // D-Bus names of the AT-SPI services.
@@ -98,7 +100,7 @@ func connectA11y(ctx context.Context, o Options, rootProp func() string) (*busCo
 		}})
 	}
 	if len(cands) == 0 {
-		return nil, &UnavailableError{Reason: "no D-Bus session bus ($DBUS_SESSION_BUS_ADDRESS is unset) and no accessibility bus address"}
+		return nil, &a11y.UnavailableError{Reason: "no D-Bus session bus ($DBUS_SESSION_BUS_ADDRESS is unset) and no accessibility bus address"}
 	}
 	var errs []error
 	for _, c := range cands {
@@ -111,7 +113,7 @@ func connectA11y(ctx context.Context, o Options, rootProp func() string) (*busCo
 		}
 		errs = append(errs, fmt.Errorf("%s: %w", c.from, err))
 	}
-	return nil, &UnavailableError{Reason: "no accessibility bus with an AT-SPI registry answers", Err: errors.Join(errs...)}
+	return nil, &a11y.UnavailableError{Reason: "no accessibility bus with an AT-SPI registry answers", Err: errors.Join(errs...)}
 }
 
 // connect tries one candidate within 5*o.CallTimeout, so a bus that accepts the

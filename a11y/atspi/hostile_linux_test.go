@@ -1,4 +1,4 @@
-package a11y
+package atspi
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"deskpilot/a11y"
 )
 
 // The tests in this file face the walk with applications that misbehave: they hang,
@@ -33,9 +35,9 @@ func simpleTree(win image.Rectangle, names ...string) map[string]fakeNode {
 
 // withDialog starts a zenity dialog next to the fake application and returns a
 // check that its button is among elements.
-func withDialog(t *testing.T, ctx context.Context, e *env) func(els []Element) {
+func withDialog(t *testing.T, ctx context.Context, e *env) func(els []a11y.Element) {
 	app := e.zenity(t, ctx, "--info", "--title", "Neighbour", "--text", "still here")
-	return func(els []Element) {
+	return func(els []a11y.Element) {
 		t.Helper()
 		for _, el := range els {
 			if el.PID == app.Cmd.Process.Pid && el.Name == "still here" {
@@ -56,15 +58,15 @@ func TestHungAppSkipped(t *testing.T) {
 		f.hang = make(chan struct{})
 	})
 	for i, want := range []string{"did not answer within 300ms", "not asked again"} {
-		els, note, err := e.c.Elements(ctx, Query{})
+		els, note, err := e.c.Elements(ctx, a11y.Query{})
 		if err != nil {
 			t.Fatalf("call %d: %v", i, err)
 		}
 		neighbour(els)
-		if !slices.ContainsFunc(note.Skipped, func(s Skip) bool { return strings.Contains(s.Reason, want) }) {
+		if !slices.ContainsFunc(note.Skipped, func(s a11y.Skip) bool { return strings.Contains(s.Reason, want) }) {
 			t.Errorf("call %d: note %q does not skip the hung app with %q", i, note, want)
 		}
-		if slices.ContainsFunc(els, func(el Element) bool { return el.Name == "Never seen" }) {
+		if slices.ContainsFunc(els, func(el a11y.Element) bool { return el.Name == "Never seen" }) {
 			t.Errorf("call %d: an element of the hung app came back", i)
 		}
 	}
@@ -79,7 +81,7 @@ func TestAppQuitsMidWalk(t *testing.T) {
 		f.node = staticTree(simpleTree(win, "Gone"))
 		f.vanishOn = "win"
 	})
-	els, note, err := e.c.Elements(ctx, Query{})
+	els, note, err := e.c.Elements(ctx, a11y.Query{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,10 +89,10 @@ func TestAppQuitsMidWalk(t *testing.T) {
 	if f.count("GetChildren", "win") != 1 {
 		t.Errorf("the walk asked for the window's children %d times, want 1", f.count("GetChildren", "win"))
 	}
-	if !slices.ContainsFunc(note.Skipped, func(s Skip) bool { return s.Reason == "quit during the walk" }) {
+	if !slices.ContainsFunc(note.Skipped, func(s a11y.Skip) bool { return s.Reason == "quit during the walk" }) {
 		t.Errorf("note %q does not say the app quit", note)
 	}
-	if slices.ContainsFunc(els, func(el Element) bool { return el.Name == "Fake window" }) {
+	if slices.ContainsFunc(els, func(el a11y.Element) bool { return el.Name == "Fake window" }) {
 		t.Error("elements of the app that quit came back")
 	}
 }
@@ -107,12 +109,12 @@ func TestKilledAppSkipped(t *testing.T) {
 	// Right after the kill the registry may still list it: each walk skips it or
 	// does not see it, and never fails.
 	for i := range 5 {
-		els, note, err := e.c.Elements(ctx, Query{})
+		els, note, err := e.c.Elements(ctx, a11y.Query{})
 		if err != nil {
 			t.Fatalf("walk %d after the kill: %v", i, err)
 		}
 		neighbour(els)
-		if slices.ContainsFunc(els, func(el Element) bool { return el.PID == victim.Cmd.Process.Pid }) {
+		if slices.ContainsFunc(els, func(el a11y.Element) bool { return el.PID == victim.Cmd.Process.Pid }) {
 			t.Errorf("walk %d: elements of the killed app came back (note %q)", i, note)
 		}
 	}
@@ -133,7 +135,7 @@ func TestCycleReadOnce(t *testing.T) {
 		nodes["win"] = w
 		f.node = staticTree(nodes)
 	})
-	els, note, err := e.c.Elements(ctx, Query{Name: "loop"})
+	els, note, err := e.c.Elements(ctx, a11y.Query{Name: "loop"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +168,7 @@ func TestDepthLimit(t *testing.T) {
 				kids: []string{fmt.Sprintf("d%d", d+1)}}, true
 		}
 	})
-	els, note, err := e.c.Elements(ctx, Query{Name: "level"})
+	els, note, err := e.c.Elements(ctx, a11y.Query{Name: "level"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +211,7 @@ func TestMillionChildren(t *testing.T) {
 			return fakeNode{name: fmt.Sprintf("row %d", i), role: 32, ext: r}, true
 		}
 	})
-	els, note, err := e.c.Elements(ctx, Query{Role: "list item"})
+	els, note, err := e.c.Elements(ctx, a11y.Query{Role: "list item"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,11 +244,11 @@ func TestHostileNames(t *testing.T) {
 	startFake(t, ctx, "fake hostile", func(f *fakeApp, win image.Rectangle) {
 		f.node = staticTree(simpleTree(win, forged, long, "tab\there\x1b[31mred"))
 	})
-	els, _, err := e.c.Elements(ctx, Query{Role: "button"})
+	els, _, err := e.c.Elements(ctx, a11y.Query{Role: "button"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mine []Element
+	var mine []a11y.Element
 	for _, el := range els {
 		if el.App == "fake" {
 			mine = append(mine, el)
@@ -260,7 +262,7 @@ func TestHostileNames(t *testing.T) {
 			t.Errorf("name %q not cleaned", el.Name)
 		}
 	}
-	table, _ := Linearize(mine, TableOptions{})
+	table, _ := a11y.Linearize(mine, a11y.TableOptions{})
 	lines := strings.Split(strings.TrimSuffix(table, "\n"), "\n")
 	if len(lines) != 4 {
 		t.Errorf("table has %d lines, want header + 3:\n%s", len(lines), table)
@@ -283,7 +285,7 @@ func TestCancelDuringHungWalk(t *testing.T) {
 	wctx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() {
-		_, _, err := e.c.Elements(wctx, Query{})
+		_, _, err := e.c.Elements(wctx, a11y.Query{})
 		done <- err
 	}()
 	time.Sleep(200 * time.Millisecond)

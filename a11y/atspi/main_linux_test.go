@@ -1,4 +1,4 @@
-package a11y
+package atspi
 
 import (
 	"os"

@@ -1,4 +1,4 @@
-package a11y
+package atspi
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"deskpilot/a11y"
 	"deskpilot/actions"
 )
 
@@ -19,11 +20,11 @@ import (
 
 func TestQuestionButtons(t *testing.T) {
 	for _, tc := range []struct {
-		query    Query
+		query    a11y.Query
 		wantExit int
 	}{
-		{Query{Name: "yes", Role: "button"}, 0},
-		{Query{Name: "No", Exact: true, Role: "push button"}, 1},
+		{a11y.Query{Name: "yes", Role: "button"}, 0},
+		{a11y.Query{Name: "No", Exact: true, Role: "push button"}, 1},
 	} {
 		t.Run(tc.query.Name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
@@ -34,7 +35,7 @@ func TestQuestionButtons(t *testing.T) {
 			if btn.Role != "push button" || !btn.Interactive || !btn.Has("enabled") {
 				t.Errorf("button %+v", btn)
 			}
-			label := e.find(t, ctx, app, Query{Name: "proceed?", Exact: true})
+			label := e.find(t, ctx, app, a11y.Query{Name: "proceed?", Exact: true})
 			if label.Role != "label" || label.Interactive {
 				t.Errorf("label %+v", label)
 			}
@@ -52,19 +53,19 @@ func TestEntryTyped(t *testing.T) {
 	e := newEnv(t, Options{})
 	app := e.zenity(t, ctx, "--entry", "--title", "Entry test", "--text", "Your name")
 	// The field has no name of its own: it is named by its labelled-by relation.
-	field := e.find(t, ctx, app, Query{Name: "your name", Role: "textbox"})
+	field := e.find(t, ctx, app, a11y.Query{Name: "your name", Role: "textbox"})
 	if field.Role != "text" || !field.Has("editable") {
 		t.Fatalf("field %+v", field)
 	}
 	e.click(t, ctx, field)
-	e.waitFor(t, ctx, app, Query{Name: "your name", Role: "textbox"}, "field focused after the click",
-		func(el Element) bool { return el.Has("focused") })
+	e.waitFor(t, ctx, app, a11y.Query{Name: "your name", Role: "textbox"}, "field focused after the click",
+		func(el a11y.Element) bool { return el.Has("focused") })
 	const typed = "Grüße 東京 42"
 	e.typeText(t, ctx, typed)
 	// The tree now holds what was typed.
-	e.waitFor(t, ctx, app, Query{Name: "your name", Role: "entry", States: []string{"focused"}}, "field text is what was typed",
-		func(el Element) bool { return el.Text == typed })
-	e.click(t, ctx, e.find(t, ctx, app, Query{Name: "OK", Exact: true, Role: "button"}))
+	e.waitFor(t, ctx, app, a11y.Query{Name: "your name", Role: "entry", States: []string{"focused"}}, "field text is what was typed",
+		func(el a11y.Element) bool { return el.Text == typed })
+	e.click(t, ctx, e.find(t, ctx, app, a11y.Query{Name: "OK", Exact: true, Role: "button"}))
 	code, out := waitExit(t, ctx, app)
 	if code != 0 || stdout(out) != typed {
 		t.Errorf("zenity exited %d printing %q, want 0 and %q", code, stdout(out), typed)
@@ -79,15 +80,15 @@ func TestChecklist(t *testing.T) {
 		"--column", "Pick", "--column", "Fruit", "TRUE", "Apple", "FALSE", "Banana", "FALSE", "Cherry")
 	// GTK's toggle cells are nameless table cells: the walk names them after their
 	// row and reports them as check boxes.
-	apple := e.find(t, ctx, app, Query{Name: "apple", Role: "checkbox"})
+	apple := e.find(t, ctx, app, a11y.Query{Name: "apple", Role: "checkbox"})
 	if !apple.Has("checked") {
 		t.Errorf("Apple is not checked: %+v", apple)
 	}
-	banana := e.find(t, ctx, app, Query{Name: "Banana", Role: "check box", States: []string{"unchecked"}})
+	banana := e.find(t, ctx, app, a11y.Query{Name: "Banana", Role: "check box", States: []string{"unchecked"}})
 	e.click(t, ctx, banana)
-	e.waitFor(t, ctx, app, Query{Name: "Banana", Role: "check box"}, "Banana checked after the click",
-		func(el Element) bool { return el.Has("checked") })
-	e.click(t, ctx, e.find(t, ctx, app, Query{Name: "ok", Exact: true, Role: "button"}))
+	e.waitFor(t, ctx, app, a11y.Query{Name: "Banana", Role: "check box"}, "Banana checked after the click",
+		func(el a11y.Element) bool { return el.Has("checked") })
+	e.click(t, ctx, e.find(t, ctx, app, a11y.Query{Name: "ok", Exact: true, Role: "button"}))
 	code, out := waitExit(t, ctx, app)
 	if code != 0 || stdout(out) != "Apple|Banana" {
 		t.Errorf("zenity exited %d printing %q, want 0 and %q", code, stdout(out), "Apple|Banana")
@@ -108,25 +109,25 @@ func TestFormsFields(t *testing.T) {
 		{"City", "text", "Zürich"},
 	}
 	for _, v := range values {
-		f := e.find(t, ctx, app, Query{Name: v.field, Exact: true, Role: "textbox"})
+		f := e.find(t, ctx, app, a11y.Query{Name: v.field, Exact: true, Role: "textbox"})
 		if f.Role != v.role {
 			t.Errorf("field %q has role %q, want %q", v.field, f.Role, v.role)
 		}
 		e.click(t, ctx, f)
 		// GTK may handle keys queued right behind the click before it moves the
 		// focus; a person (and the agent's settle step) waits for the caret.
-		e.waitFor(t, ctx, app, Query{Name: v.field, Exact: true, Role: "textbox"}, v.field+" focused after the click",
-			func(el Element) bool { return el.Has("focused") })
+		e.waitFor(t, ctx, app, a11y.Query{Name: v.field, Exact: true, Role: "textbox"}, v.field+" focused after the click",
+			func(el a11y.Element) bool { return el.Has("focused") })
 		e.typeText(t, ctx, v.typed)
 	}
-	e.waitFor(t, ctx, app, Query{Name: "city", Role: "entry"}, "City field holds what was typed",
-		func(el Element) bool { return el.Text == "Zürich" })
+	e.waitFor(t, ctx, app, a11y.Query{Name: "city", Role: "entry"}, "City field holds what was typed",
+		func(el a11y.Element) bool { return el.Text == "Zürich" })
 	for _, el := range e.all(t, ctx) {
 		if el.PID == app.Cmd.Process.Pid && strings.Contains(el.Text+el.Name, "hunter2") {
 			t.Errorf("the password leaked into %s %q text %q", el.Role, el.Name, el.Text)
 		}
 	}
-	e.click(t, ctx, e.find(t, ctx, app, Query{Name: "OK", Exact: true}))
+	e.click(t, ctx, e.find(t, ctx, app, a11y.Query{Name: "OK", Exact: true}))
 	code, out := waitExit(t, ctx, app)
 	if want := "Ada|hunter2|Zürich"; code != 0 || stdout(out) != want {
 		t.Errorf("zenity exited %d printing %q, want 0 and %q", code, stdout(out), want)
@@ -147,9 +148,9 @@ func TestFileChooserRows(t *testing.T) {
 	}
 	e := newEnv(t, Options{})
 	app := e.zenity(t, ctx, "--file-selection", "--title", "Choose", "--filename", dir+"/")
-	file := e.waitFor(t, ctx, app, Query{Name: "file-003.txt", Exact: true, Role: "cell"}, "file-003.txt listed",
-		func(Element) bool { return true })
-	els, note, err := e.c.Elements(ctx, Query{Role: "cell"})
+	file := e.waitFor(t, ctx, app, a11y.Query{Name: "file-003.txt", Exact: true, Role: "cell"}, "file-003.txt listed",
+		func(a11y.Element) bool { return true })
+	els, note, err := e.c.Elements(ctx, a11y.Query{Role: "cell"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +165,7 @@ func TestFileChooserRows(t *testing.T) {
 			t.Errorf("cell %q at %v is not on the display", el.Name, el.Bounds)
 		}
 	}
-	if !slices.ContainsFunc(els, func(el Element) bool { return el.Name == "file-000.txt" }) {
+	if !slices.ContainsFunc(els, func(el a11y.Element) bool { return el.Name == "file-000.txt" }) {
 		t.Errorf("the first row is missing:%s", describe(els))
 	}
 	p := file.Center()

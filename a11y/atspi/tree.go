@@ -1,8 +1,10 @@
-package a11y
+package atspi
 
 import (
 	"image"
 	"strings"
+
+	"deskpilot/a11y"
 )
 
 // ref names an accessible object: its application's unique bus name and its path.
@@ -111,7 +113,7 @@ func extentsRect(x, y, w, h int32) (image.Rectangle, bool) {
 
 // clips reports roles whose extents bound what their descendants show.
 func clips(role uint32) bool {
-	switch RoleName(role) {
+	switch a11y.RoleName(role) {
 	case "frame", "dialog", "window", "alert", "internal frame", "viewport", "scroll pane",
 		"popup menu", "tool tip", "notification", "input method window", "file chooser":
 		return true
@@ -177,7 +179,7 @@ func wantsText(n *node) bool {
 	if n.ifaces&ifaceText == 0 || n.role == rolePasswordText {
 		return false
 	}
-	switch RoleName(n.role) {
+	switch a11y.RoleName(n.role) {
 	case "entry", "text", "spin button", "combo box", "terminal", "paragraph", "editbar",
 		"autocomplete", "document frame", "document text", "document web", "document email":
 		return true
@@ -187,7 +189,7 @@ func wantsText(n *node) bool {
 
 // isField reports roles that are named after a label next to them.
 func isField(role uint32) bool {
-	switch RoleName(role) {
+	switch a11y.RoleName(role) {
 	case "entry", "text", "password text", "spin button", "combo box", "slider":
 		return true
 	}

@@ -1,4 +1,4 @@
-package a11y
+package atspi
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"deskpilot/a11y"
 )
 
 // BenchmarkElements measures one Elements call (the whole visible tree of the
@@ -42,7 +44,7 @@ func BenchmarkElements(b *testing.B) {
 			b.Run("peer-pyatspi", func(b *testing.B) { peerWalk(b, ctx, e) })
 			for _, mode := range []string{"cache", "objects"} {
 				b.Run(mode, func(b *testing.B) {
-					els, note, err := e.c.Elements(ctx, Query{})
+					els, note, err := e.c.Elements(ctx, a11y.Query{})
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -55,7 +57,7 @@ func BenchmarkElements(b *testing.B) {
 					}
 					var n int
 					for b.Loop() {
-						els, note, err = e.c.Elements(ctx, Query{})
+						els, note, err = e.c.Elements(ctx, a11y.Query{})
 						if err != nil {
 							b.Fatal(err)
 						}

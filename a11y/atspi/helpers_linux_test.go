@@ -1,4 +1,4 @@
-package a11y
+package atspi
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"deskpilot/a11y"
 	"deskpilot/actions"
 	"deskpilot/actions/robot"
 	"deskpilot/vision/xdisplay"
@@ -75,7 +76,7 @@ func (e *env) waitAppB(b *testing.B, ctx context.Context, pid int) {
 // waitPID polls Elements until an enabled interactive element of process pid shows.
 func (e *env) waitPID(ctx context.Context, pid int) error {
 	for {
-		els, note, err := e.c.Elements(ctx, Query{Interactive: true, States: []string{"enabled"}})
+		els, note, err := e.c.Elements(ctx, a11y.Query{Interactive: true, States: []string{"enabled"}})
 		if err != nil {
 			return fmt.Errorf("elements: %w", err)
 		}
@@ -93,13 +94,13 @@ func (e *env) waitPID(ctx context.Context, pid int) error {
 }
 
 // find returns the single element q selects within app's process.
-func (e *env) find(t *testing.T, ctx context.Context, app *xdisplay.App, q Query) Element {
+func (e *env) find(t *testing.T, ctx context.Context, app *xdisplay.App, q a11y.Query) a11y.Element {
 	t.Helper()
 	els, note, err := e.c.Elements(ctx, q)
 	if err != nil {
 		t.Fatalf("elements %+v: %v", q, err)
 	}
-	var mine []Element
+	var mine []a11y.Element
 	for _, el := range els {
 		if el.PID == app.Cmd.Process.Pid {
 			mine = append(mine, el)
@@ -113,7 +114,7 @@ func (e *env) find(t *testing.T, ctx context.Context, app *xdisplay.App, q Query
 
 // waitFor polls until the element q selects in app's process satisfies ok (GTK
 // handles input events after the X server has them) and returns it.
-func (e *env) waitFor(t *testing.T, ctx context.Context, app *xdisplay.App, q Query, what string, ok func(Element) bool) Element {
+func (e *env) waitFor(t *testing.T, ctx context.Context, app *xdisplay.App, q a11y.Query, what string, ok func(a11y.Element) bool) a11y.Element {
 	t.Helper()
 	for {
 		el := e.find(t, ctx, app, q)
@@ -129,9 +130,9 @@ func (e *env) waitFor(t *testing.T, ctx context.Context, app *xdisplay.App, q Qu
 }
 
 // all returns every element, failing the test on error.
-func (e *env) all(t *testing.T, ctx context.Context) []Element {
+func (e *env) all(t *testing.T, ctx context.Context) []a11y.Element {
 	t.Helper()
-	els, _, err := e.c.Elements(ctx, Query{})
+	els, _, err := e.c.Elements(ctx, a11y.Query{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +140,7 @@ func (e *env) all(t *testing.T, ctx context.Context) []Element {
 }
 
 // click clicks the centre of el with the left button.
-func (e *env) click(t *testing.T, ctx context.Context, el Element) {
+func (e *env) click(t *testing.T, ctx context.Context, el a11y.Element) {
 	t.Helper()
 	p := el.Center()
 	if err := e.bot.Click(ctx, actions.Point{X: p.X, Y: p.Y}, actions.Left, 1); err != nil {

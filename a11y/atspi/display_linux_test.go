@@ -1,4 +1,4 @@
-package a11y
+package atspi
 
 import (
 	"cmp"
@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"deskpilot/a11y"
 	"deskpilot/internal/testapps"
 	"deskpilot/vision/xdisplay"
 )
@@ -55,14 +56,14 @@ func TestOtherDisplayLeftOut(t *testing.T) {
 		{"B", cb, there, here},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			els, note, err := tc.c.Elements(ctx, Query{})
+			els, note, err := tc.c.Elements(ctx, a11y.Query{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !slices.ContainsFunc(els, func(el Element) bool { return el.PID == tc.want.Cmd.Process.Pid }) {
+			if !slices.ContainsFunc(els, func(el a11y.Element) bool { return el.PID == tc.want.Cmd.Process.Pid }) {
 				t.Errorf("the display's own dialog is missing:%s", describe(els))
 			}
-			if slices.ContainsFunc(els, func(el Element) bool { return el.PID == tc.wrong.Cmd.Process.Pid }) {
+			if slices.ContainsFunc(els, func(el a11y.Element) bool { return el.PID == tc.wrong.Cmd.Process.Pid }) {
 				t.Errorf("the other display's dialog came back:%s", describe(els))
 			}
 			if note.OtherDisplay < 1 {
@@ -79,7 +80,7 @@ func TestTkHasNoTree(t *testing.T) {
 	defer cancel()
 	e := newEnv(t, Options{})
 	testapps.StartForm(t, e.d)
-	els, note, err := e.c.Elements(ctx, Query{})
+	els, note, err := e.c.Elements(ctx, a11y.Query{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +94,7 @@ func TestTkHasNoTree(t *testing.T) {
 }
 
 // TestUnavailable: without any reachable accessibility bus Connect fails with an
-// error that matches ErrUnavailable and points the model to find_text; a bus that
+// error that matches a11y.ErrUnavailable and points the model to find_text; a bus that
 // accepts and never answers is given up on, not waited for.
 func TestUnavailable(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
@@ -136,7 +137,7 @@ func TestUnavailable(t *testing.T) {
 				c.Close()
 				t.Fatal("Connect succeeded")
 			}
-			if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "find_text") {
+			if !errors.Is(err, a11y.ErrUnavailable) || !strings.Contains(err.Error(), "find_text") {
 				t.Errorf("error %q is not an unavailable error that suggests find_text", err)
 			}
 			for _, w := range tc.want {
@@ -164,7 +165,7 @@ func TestCacheAndObjectWalkAgree(t *testing.T) {
 	}
 	e.c.mu.Unlock()
 	walked := e.all(t, ctx)
-	key := func(el Element) string {
+	key := func(el a11y.Element) string {
 		return strings.Join([]string{el.ID(), el.Role, el.Name, el.Text, el.Bounds.String(), strings.Join(el.States, ",")}, "|")
 	}
 	a, b := make([]string, len(cached)), make([]string, len(walked))
@@ -179,20 +180,20 @@ func TestCacheAndObjectWalkAgree(t *testing.T) {
 	}
 }
 
-// TestBadQuery: a role or state the model got wrong is a *QueryError with a hint.
+// TestBadQuery: a role or state the model got wrong is a *a11y.QueryError with a hint.
 func TestBadQuery(t *testing.T) {
 	e := newEnv(t, Options{})
 	for _, tc := range []struct {
-		q    Query
+		q    a11y.Query
 		hint string
 	}{
-		{Query{Role: "buton"}, "button"},
-		{Query{States: []string{"chekced"}}, "checked"},
+		{a11y.Query{Role: "buton"}, "button"},
+		{a11y.Query{States: []string{"chekced"}}, "checked"},
 	} {
 		_, _, err := e.c.Elements(t.Context(), tc.q)
-		var qe *QueryError
+		var qe *a11y.QueryError
 		if !errors.As(err, &qe) || qe.Suggestion != tc.hint {
-			t.Errorf("Elements(%+v) = %v, want a QueryError suggesting %q", tc.q, err, tc.hint)
+			t.Errorf("Elements(%+v) = %v, want a a11y.QueryError suggesting %q", tc.q, err, tc.hint)
 		}
 	}
 }
@@ -228,7 +229,7 @@ func TestDiscovery(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer c.Close()
-		if _, note, err := c.Elements(ctx, Query{}); err != nil || note.Apps != 0 {
+		if _, note, err := c.Elements(ctx, a11y.Query{}); err != nil || note.Apps != 0 {
 			t.Errorf("a display without windows: %v, note %+v", err, note)
 		}
 	})
@@ -243,7 +244,7 @@ func TestConcurrentElements(t *testing.T) {
 	errs := make(chan error, 8)
 	for range 8 {
 		go func() {
-			els, _, err := e.c.Elements(ctx, Query{Name: "yes", Role: "button"})
+			els, _, err := e.c.Elements(ctx, a11y.Query{Name: "yes", Role: "button"})
 			if err == nil && (len(els) != 1 || els[0].PID != app.Cmd.Process.Pid) {
 				err = fmt.Errorf("got %d elements:%s", len(els), describe(els))
 			}
@@ -272,7 +273,7 @@ func TestWindowWithoutPID(t *testing.T) {
 	startFakeOn(t, ctx, elsewhere, func(f *fakeApp, _ image.Rectangle) {
 		f.node = staticTree(simpleTree(elsewhere, "Unmatched"))
 	})
-	els, note, err := e.c.Elements(ctx, Query{Role: "button"})
+	els, note, err := e.c.Elements(ctx, a11y.Query{Role: "button"})
 	if err != nil {
 		t.Fatal(err)
 	}
