@@ -39,7 +39,7 @@ func rules() []rule {
 			"the wiring builds agents, not the UI"},
 		{`^deskpilot/a11y$`, []string{`^github\.com/godbus/`, `^deskpilot/a11y/atspi$`, `^deskpilot/(agent|app|actions)(/|$)`, `^github\.com/jezek/xgb`},
 			"the element model is plain Go: the agent may use it without D-Bus or X"},
-		{`^deskpilot/(agent|app)(/|$)`, []string{`^deskpilot/a11y/atspi$`, `^github\.com/godbus/`},
+		{`^deskpilot/(agent|app)(/|$)`, []string{`^deskpilot/a11y/atspi$`},
 			"the AT-SPI engine is wired in, not imported by the agent or the UI"},
 	}
 }
