@@ -15,6 +15,7 @@ import (
 	"deskpilot/agent/dialect"
 	"deskpilot/agent/llm"
 	"deskpilot/agent/script"
+	"deskpilot/agent/trace"
 	"deskpilot/vision"
 )
 
@@ -240,7 +241,7 @@ func (r *runState) complete(ctx context.Context, msgs []llm.Message, stopAtObser
 	t0 := r.a.now()
 	step := r.step
 	req.OnRetry = func(rt llm.Retry) {
-		r.a.log().Warn("model call retried", "step", step, "attempt", rt.Attempt, "delay", rt.Delay, "err", rt.Err)
+		r.a.log().Info("model call retried", "step", step, "attempt", rt.Attempt, "delay", rt.Delay, "err", rt.Err)
 		if rt.Discard {
 			r.disp.emit(TextDelta{Step: step, Reset: true})
 		}
@@ -316,7 +317,8 @@ func (r *runState) fail(ctx context.Context, err error) Finished {
 	if ctx.Err() != nil {
 		return r.cancelled()
 	}
-	r.a.log().Error("run failed", "step", r.step, "err", err)
+	// The error reaches every watcher in Finished; the log only keeps a record.
+	r.a.log().Info("run failed", "step", r.step, "err", err)
 	return r.finished(Failed, "", err.Error())
 }
 
@@ -468,10 +470,13 @@ func (r *runState) observeStep(ctx context.Context, res script.Result, notes []s
 	}
 	b.WriteString("This is the screen now:")
 	imgs = append(imgs, llm.Part{ImageURL: v.dataURL})
-	ev := v.observed(r.step, b.String())
-	ev.Error, ev.Changed, ev.Duration = errText, changed, r.a.now().Sub(start)
+	// A secret's value can come back in what the code printed (a file, a
+	// page): neither the model nor anyone watching sees it.
+	text := r.redact(b.String())
+	ev := v.observed(r.step, text)
+	ev.Error, ev.Changed, ev.Duration = r.redact(errText), changed, r.a.now().Sub(start)
 	r.disp.emit(ev)
-	return observation{text: b.String(), images: imgs}, nil
+	return observation{text: text, images: imgs}, nil
 }
 
 // afterStep takes the frame that shows the step's effect: when the step acted on
@@ -497,6 +502,15 @@ func (r *runState) afterStep(ctx context.Context, acted bool) (*image.RGBA, bool
 	}
 	r.frame = sr.Frame
 	return sr.Frame, sr.Changed, sr.Elapsed, nil
+}
+
+// redact hides the run's secrets (type_secret values, the API key) in s.
+func (r *runState) redact(s string) string {
+	secrets := slices.Clone(r.a.Redact)
+	for _, v := range r.a.Secrets {
+		secrets = append(secrets, v)
+	}
+	return trace.Redact(s, secrets...)
 }
 
 // ownIgnore is deskpilot's own windows in the coordinates of a frame of the

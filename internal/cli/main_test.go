@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,7 +21,8 @@ func TestMain(m *testing.M) {
 	os.Exit(xdisplay.Main(m, xdisplay.Options{Width: 1280, Height: 800}))
 }
 
-// cli runs deskpilot with args and returns stdout and the exit code.
+// cli runs deskpilot with args and returns its output (stdout and stderr,
+// with the closing error line Main prints) and the exit code.
 func cli(t *testing.T, stdin string, args ...string) (string, int) {
 	t.Helper()
 	cmd := newRootCmd("test")
@@ -31,16 +31,7 @@ func cli(t *testing.T, stdin string, args ...string) (string, int) {
 	cmd.SetErr(&out)
 	cmd.SetIn(strings.NewReader(stdin))
 	cmd.SetArgs(args)
-	err := cmd.ExecuteContext(t.Context())
-	code := 0
-	if err != nil {
-		var ee *exitError
-		if errors.As(err, &ee) {
-			code = ee.code
-		} else {
-			code = exitUsage
-		}
-	}
+	code := exitCode(cmd.ExecuteContext(t.Context()), &out)
 	return out.String(), code
 }
 

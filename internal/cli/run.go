@@ -43,10 +43,7 @@ to stdout (or a JSON object with --json). Exit codes: 0 answered, 1 failed, 2 us
 			}
 			defer ready.Close()
 			a := ready.Agent
-			z := sanitizer{secrets: a.Redact}
-			for _, v := range a.Secrets {
-				z.secrets = append(z.secrets, v)
-			}
+			z := secretsOf(a)
 			stderr := cmd.ErrOrStderr()
 			p := &progress{w: stderr, z: z, quiet: quiet, max: cfg.MaxSteps, start: time.Now()}
 			var session atomic.Pointer[agent.Session]

@@ -9,9 +9,11 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"deskpilot/actions/browser"
@@ -31,8 +33,11 @@ type Options struct {
 	// HasWindow says this process shows windows of its own (the app): they are
 	// masked out of screenshots and clicks into them are refused.
 	HasWindow bool
-	// Secrets are the values type_secret may type, by name.
+	// Secrets are the values type_secret may type, by name, besides those of
+	// the DESKPILOT_SECRET_<NAME> environment variables (EnvSecrets).
 	Secrets map[string]string
+	// Environ lists the environment for EnvSecrets; nil = os.Environ.
+	Environ func() []string
 	// Roots are extra folders the file inspector may read besides the home
 	// folder and the run's downloads (eval: a task's attached files).
 	Roots []string
@@ -50,6 +55,40 @@ func (o Options) lookup(name string) string {
 	}
 	v, _ := o.Lookup(name)
 	return v
+}
+
+func (o Options) environ() []string {
+	if o.Environ == nil {
+		return os.Environ()
+	}
+	return o.Environ()
+}
+
+// SecretEnvPrefix starts the environment variables that hold secrets for
+// type_secret: DESKPILOT_SECRET_GITHUB=… is the secret "github".
+const SecretEnvPrefix = "DESKPILOT_SECRET_"
+
+// EnvSecrets reads the secrets of the DESKPILOT_SECRET_<NAME> variables in env
+// ("KEY=value" entries), by lower-case name. Empty values are skipped.
+func EnvSecrets(env []string) map[string]string {
+	out := map[string]string{}
+	for _, kv := range env {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || v == "" || !strings.HasPrefix(k, SecretEnvPrefix) || len(k) == len(SecretEnvPrefix) {
+			continue
+		}
+		out[strings.ToLower(strings.TrimPrefix(k, SecretEnvPrefix))] = v
+	}
+	return out
+}
+
+// mergeSecrets joins secret maps; later maps win.
+func mergeSecrets(ms ...map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, m := range ms {
+		maps.Copy(out, m)
+	}
+	return out
 }
 
 // Ready is an agent wired to its desktop. Close it when the runs are over.
@@ -118,7 +157,7 @@ func NewAgent(ctx context.Context, cfg config.Config, d *desktop.Desktop, o Opti
 		Display:      target.Bounds,
 		DisplayCount: len(d.Displays()),
 		Tools:        tools,
-		Secrets:      o.Secrets,
+		Secrets:      mergeSecrets(EnvSecrets(o.environ()), o.Secrets),
 		Redact:       redact,
 		Launch:       d.Launch,
 		Log:          o.Log,

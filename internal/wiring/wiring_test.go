@@ -38,3 +38,11 @@ func TestResearchToolsRefuseBadSearchConfig(t *testing.T) {
 		t.Errorf("default config: %d tools, %v; want the 8 research tools", len(tools), err)
 	}
 }
+
+func TestEnvSecrets(t *testing.T) {
+	got := EnvSecrets([]string{"DESKPILOT_SECRET_GITHUB=ghp_abc", "DESKPILOT_SECRET_=x", "DESKPILOT_SECRET_EMPTY=",
+		"OTHER=1", "DESKPILOT_SECRET_Bank_PIN=4711"})
+	if len(got) != 2 || got["github"] != "ghp_abc" || got["bank_pin"] != "4711" {
+		t.Errorf("secrets %v", got)
+	}
+}
