@@ -1,0 +1,35 @@
+# Shared by the solution scripts: the test runner starts each with the task's
+# environment (DISPLAY, XAUTHORITY and HOME of the task) and MODE=right or wrong.
+set -eu
+MODE=${MODE:-right}
+
+# win TITLE-REGEX: the id of a visible window whose title matches, waiting for it.
+win() { xdotool search --sync --onlyvisible --name "$1" | head -n 1; }
+
+# focus TITLE-REGEX: raise and focus that window.
+focus() { xdotool windowactivate --sync "$(win "$1")"; }
+
+# typed TEXT: type into the focused window.
+typed() { xdotool type --delay 8 -- "$1"; }
+
+# until_true CMD...: wait (at most 30 s) until the command succeeds.
+until_true() {
+	for _ in $(seq 300); do
+		if "$@" 2>/dev/null; then return 0; fi
+		sleep 0.1
+	done
+	echo "timed out waiting for: $*" >&2
+	return 1
+}
+
+# answer TEXT: report the final answer.
+answer() { echo "ANSWER=$1"; }
+
+# pick RIGHT WRONG: the value for this MODE.
+pick() { if [ "$MODE" = wrong ]; then echo "$2"; else echo "$1"; fi; }
+
+# stamp FILE: the file's modification time ("none" when it does not exist).
+stamp() { stat -c %y "$1" 2>/dev/null || echo none; }
+
+# saved FILE STAMP: wait until FILE was written after STAMP was taken.
+saved() { until_true test "$(stamp "$1")" != "$2"; }
