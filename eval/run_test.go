@@ -376,3 +376,40 @@ func TestSafeName(t *testing.T) {
 		t.Error("a plain id changed")
 	}
 }
+
+// TestRunGAIA runs the gaia-files suite with a runner that answers from a table:
+// the answers are scored with the GAIA scorer, and each job carries its file.
+func TestRunGAIA(t *testing.T) {
+	answers := map[string]string{
+		"gf-warehouse-city":      "tampere",
+		"gf-revenue":             "2,450,000", // a number: separators are dropped
+		"gf-product-lines":       "Kettles, Blenders, Toasters",
+		"gf-north-units":         "245",
+		"gf-top-revenue-product": "Blender",
+		"gf-budget-owner":        "Priya  Nair.",
+		"gf-attendees":           "8",
+		"gf-next-meeting":        "2026-02-17",
+	}
+	wrong := []string{"gf-attendees", "gf-product-lines"}
+	run := func(ctx context.Context, j Job) (Outcome, error) {
+		if len(j.Files) != 1 || !strings.Contains(j.Instruction, j.Files[0]) {
+			return Outcome{}, fmt.Errorf("job files %v not in the instruction %q", j.Files, j.Instruction)
+		}
+		if _, err := os.Stat(j.Files[0]); err != nil {
+			return Outcome{}, err
+		}
+		return Outcome{Answer: answers[j.TaskID], Outcome: "answered", Steps: 1}, nil
+	}
+	sum, err := Run(t.Context(), Options{Suite: "suites/gaia-files", Out: t.TempDir(), Model: "table", Parallel: 3, Screen: image1280()}, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Tasks != 8 || sum.Passed != 6 {
+		t.Errorf("passed %d of %d, want 6 of 8", sum.Passed, sum.Tasks)
+	}
+	for _, r := range sum.Results {
+		if want := !slices.Contains(wrong, r.ID); r.Correct != want || r.Error != "" || r.Expected == "" {
+			t.Errorf("%s: %+v, want correct %v", r.ID, r, want)
+		}
+	}
+}
