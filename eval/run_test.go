@@ -18,7 +18,7 @@ import (
 
 // answerSuite writes n OSWorld tasks t0..t(n-1) whose check is the final answer
 // "answer-i", each with a setup step that writes a file in the task's home.
-func answerSuite(t *testing.T, n int) string {
+func answerSuite(t testing.TB, n int) string {
 	t.Helper()
 	dir := t.TempDir()
 	for i := range n {
