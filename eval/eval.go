@@ -132,8 +132,10 @@ func (o Options) check() (Options, error) {
 	if o.XDisplay != "" && o.Parallel > 1 {
 		return o, fmt.Errorf("eval: parallel %d with an existing display (%s): tasks on one display run one at a time", o.Parallel, o.XDisplay)
 	}
-	if o.Screen.X < 0 || o.Screen.Y < 0 || (o.Screen.X == 0) != (o.Screen.Y == 0) {
-		return o, fmt.Errorf("eval: screen %dx%d: both sides must be positive", o.Screen.X, o.Screen.Y)
+	if o.Screen != (image.Point{}) {
+		if _, err := ParseScreen(fmt.Sprintf("%dx%d", o.Screen.X, o.Screen.Y)); err != nil {
+			return o, fmt.Errorf("eval: %w", err)
+		}
 	}
 	if o.MaxSteps < 0 || o.Timeout < 0 {
 		return o, errors.New("eval: max steps and timeout cannot be negative")

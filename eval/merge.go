@@ -81,7 +81,7 @@ func Merge(out string, dirs ...string) (Summary, error) {
 	}
 	s := o.summary()
 	s.Tasks = merged.Tasks
-	return s, o.finish(s)
+	return s, errors.Join(writeJSON(filepath.Join(absOut, runFile), o.info), o.finish(s))
 }
 
 // part is one results folder read for Merge.

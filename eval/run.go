@@ -9,9 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"deskpilot/vision/xdisplay"
 )
@@ -53,18 +55,17 @@ func Run(ctx context.Context, o Options, run Runner) (Summary, error) {
 	for _, t := range tasks {
 		info.IDs = append(info.IDs, t.ID)
 	}
-	out, err := openOut(o.Out, o.Resume, info)
-	if err != nil {
-		return Summary{}, err
-	}
-	h := &harness{o: o, run: run, out: out, suite: suite}
+	h := &harness{o: o, run: run, suite: suite}
 	if o.XDisplay != "" {
 		if h.shared, err = xdisplay.Attach(o.XDisplay); err != nil {
-			_ = out.finish(out.summary())
 			return Summary{}, fmt.Errorf("eval: %w", err)
 		}
 		defer h.shared.Close()
 	}
+	if h.out, err = openOut(o.Out, o.Resume, info); err != nil {
+		return Summary{}, err
+	}
+	out := h.out
 	var todo []*Task
 	for _, t := range tasks {
 		if _, ok := out.done(t.ID); !ok {
@@ -143,9 +144,9 @@ func (h *harness) task(ctx context.Context, t *Task) {
 	case res.Score > 0:
 		verdict = fmt.Sprintf("%.2f", res.Score)
 	}
-	line := fmt.Sprintf("eval: [%d/%d] %s %s %.0fs %d steps (%d passed)", finished, h.out.info.Tasks, verdict, t.ID, res.Seconds, res.Steps, passed)
+	line := fmt.Sprintf("eval: [%d/%d] %s %s %.0fs %d steps (%d passed)", finished, h.out.info.Tasks, verdict, printable(t.ID), res.Seconds, res.Steps, passed)
 	if why := firstNonEmpty(res.Error, res.Check); why != "" {
-		line += ": " + cut(strings.ReplaceAll(why, "\n", " "), 160)
+		line += ": " + cut(printable(why), 160)
 	}
 	h.printf("%s\n", line)
 }
@@ -202,7 +203,7 @@ func (h *harness) runAndCheck(ctx context.Context, t *Task, b *box, res Result) 
 		}
 	}
 	job := Job{
-		TaskID: t.ID, Instruction: t.Instruction, Display: b.d, Env: b.env, Home: b.home,
+		TaskID: t.ID, Instruction: t.Instruction, Display: b.d, Env: slices.Clone(b.env), Home: b.home,
 		MaxSteps: firstPositive(h.o.MaxSteps, t.MaxSteps),
 		Timeout:  time.Duration(firstPositive(int64(h.o.Timeout), int64(t.Timeout), int64(DefaultTimeout))),
 		TraceDir: filepath.Join(filepath.Dir(b.home), "trace"),
@@ -346,6 +347,17 @@ func firstPositive[T int | int64](vs ...T) T {
 		}
 	}
 	return 0
+}
+
+// printable makes text from a suite or a run safe for one terminal line: control
+// characters (escape sequences, newlines) become spaces.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
 }
 
 func firstNonEmpty(ss ...string) string {
