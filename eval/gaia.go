@@ -75,7 +75,7 @@ func gaiaTask(g gaiaLine, dir, src string) *Task {
 	if t.Answer, ok = jsonText(g.Answer); !ok {
 		return bad(`"Final answer" must be a string`)
 	}
-	if t.Level, ok = jsonText(g.Level); !ok {
+	if t.Level, ok = jsonText(g.Level); !ok && !isNull(g.Level) {
 		return bad(`"Level" must be a string or a number`)
 	}
 	if g.FileName != "" {

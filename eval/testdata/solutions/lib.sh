@@ -33,3 +33,17 @@ stamp() { stat -c %y "$1" 2>/dev/null || echo none; }
 
 # saved FILE STAMP: wait until FILE was written after STAMP was taken.
 saved() { until_true test "$(stamp "$1")" != "$2"; }
+
+# keep KEYSYM...: bind each keysym to a free keycode for the rest of the task, so
+# xdotool types it without remapping a key for that one character. (With the
+# remap, an app that reads the new keymap only after xdotool has restored the
+# old one drops the character; under load Tk does.)
+keep() {
+	free=$(xmodmap -pke | awk 'NF == 3 { print $2 }')
+	for sym in "$@"; do
+		code=$(echo "$free" | head -n 1)
+		free=$(echo "$free" | tail -n +2)
+		xmodmap -e "keycode $code = $sym"
+	done
+	sleep 0.5
+}
