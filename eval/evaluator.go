@@ -53,32 +53,36 @@ func decodeEvaluator(raw json.RawMessage) (evaluator, error) {
 		return ev, err
 	}
 	for i, f := range ev.funcs {
-		if isNull(results[i]) {
-			return ev, fmt.Errorf("%s has no result getter", f)
-		}
-		r, err := decodeGetter(results[i], "result getter")
+		r, e, opts, err := decodeMetric(f, results[i], expected[i], options[i])
 		if err != nil {
-			return ev, err
-		}
-		var e *getter
-		if !isNull(expected[i]) {
-			if e, err = decodeGetter(expected[i], "expected getter"); err != nil {
-				return ev, err
-			}
-		}
-		opts := map[string]any{}
-		if !isNull(options[i]) {
-			if err := decodeAny(options[i], &opts); err != nil || opts == nil {
-				return ev, fmt.Errorf("options of %s must be a JSON object", f)
-			}
-		}
-		spec, _ := metricFor(f)
-		if err := spec.validate(f, r, e, opts); err != nil {
 			return ev, err
 		}
 		ev.result, ev.expected, ev.options = append(ev.result, r), append(ev.expected, e), append(ev.options, opts)
 	}
 	return ev, nil
+}
+
+// decodeMetric reads one metric's getters and options and checks they suit it.
+func decodeMetric(f string, result, expected, options json.RawMessage) (r, e *getter, opts map[string]any, err error) {
+	if isNull(result) {
+		return nil, nil, nil, fmt.Errorf("%s has no result getter", f)
+	}
+	if r, err = decodeGetter(result, "result getter"); err != nil {
+		return nil, nil, nil, err
+	}
+	if !isNull(expected) {
+		if e, err = decodeGetter(expected, "expected getter"); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	opts = map[string]any{}
+	if !isNull(options) {
+		if err := decodeAny(options, &opts); err != nil || opts == nil {
+			return nil, nil, nil, fmt.Errorf("options of %s must be a JSON object", f)
+		}
+	}
+	spec, _ := metricFor(f)
+	return r, e, opts, spec.validate(f, r, e, opts)
 }
 
 // perMetric returns one raw value per metric: raw itself for a single metric,

@@ -31,50 +31,24 @@ func Merge(out string, dirs ...string) (Summary, error) {
 	first := parts[0].info
 	merged := runInfo{Version: 1, Suite: first.Suite, SuitePath: first.SuitePath, Model: first.Model,
 		SuiteTasks: first.SuiteTasks, MergedFrom: dirs}
-	type keyed struct {
-		key int
-		r   Result
+	all, err := mergeResults(absOut, parts)
+	if err != nil {
+		return Summary{}, err
 	}
-	var all []keyed
-	seen := map[string]string{}
-	sharded := first.Shard != ""
-	for pi, p := range parts {
-		sh, _ := ParseShard(p.info.Shard)
-		if !sharded {
+	if first.Shard != "" {
+		merged.Tasks = first.SuiteTasks
+	} else {
+		for _, p := range parts {
 			merged.Tasks += p.info.Tasks
 		}
-		pos := make(map[string]int, len(p.info.IDs))
-		for i, id := range p.info.IDs {
-			pos[id] = i
-		}
-		for _, r := range p.results {
-			if prev, ok := seen[r.ID]; ok {
-				return Summary{}, fmt.Errorf("eval merge: task %q is in both %s and %s", r.ID, prev, p.dir)
-			}
-			seen[r.ID] = p.dir
-			key := pi<<32 | pos[r.ID]
-			if sharded {
-				key = pos[r.ID]*sh.Count + sh.Index // its place in the whole suite
-			}
-			if r.Trace != "" && !filepath.IsAbs(r.Trace) {
-				if rel, err := filepath.Rel(absOut, filepath.Join(p.dir, r.Trace)); err == nil {
-					r.Trace = filepath.ToSlash(rel)
-				}
-			}
-			all = append(all, keyed{key, r})
-		}
 	}
-	if sharded {
-		merged.Tasks = first.SuiteTasks
-	}
-	slices.SortStableFunc(all, func(a, b keyed) int { return a.key - b.key })
 	o, err := openOut(absOut, false, merged)
 	if err != nil {
 		return Summary{}, err
 	}
-	for _, k := range all {
-		o.info.IDs = append(o.info.IDs, k.r.ID)
-		if _, _, err := o.add(k.r); err != nil {
+	for _, r := range all {
+		o.info.IDs = append(o.info.IDs, r.ID)
+		if _, _, err := o.add(r); err != nil {
 			_ = o.finish(o.summary())
 			return Summary{}, err
 		}
@@ -82,6 +56,48 @@ func Merge(out string, dirs ...string) (Summary, error) {
 	s := o.summary()
 	s.Tasks = merged.Tasks
 	return s, errors.Join(writeJSON(filepath.Join(absOut, runFile), o.info), o.finish(s))
+}
+
+// mergeResults collects the parts' results in the suite's order, with trace paths
+// made relative to out; a task in two parts is an error.
+func mergeResults(out string, parts []part) ([]Result, error) {
+	type keyed struct {
+		key int
+		r   Result
+	}
+	var all []keyed
+	seen := map[string]string{}
+	base := 0 // unsharded parts follow one another
+	for _, p := range parts {
+		sh, _ := ParseShard(p.info.Shard)
+		pos := make(map[string]int, len(p.info.IDs))
+		for i, id := range p.info.IDs {
+			pos[id] = i
+		}
+		for _, r := range p.results {
+			if prev, ok := seen[r.ID]; ok {
+				return nil, fmt.Errorf("eval merge: task %q is in both %s and %s", r.ID, prev, p.dir)
+			}
+			seen[r.ID] = p.dir
+			key := base + pos[r.ID]
+			if sh.Count > 0 {
+				key = pos[r.ID]*sh.Count + sh.Index // its place in the whole suite
+			}
+			if r.Trace != "" && !filepath.IsAbs(r.Trace) {
+				if rel, err := filepath.Rel(out, filepath.Join(p.dir, r.Trace)); err == nil {
+					r.Trace = filepath.ToSlash(rel)
+				}
+			}
+			all = append(all, keyed{key, r})
+		}
+		base += len(p.info.IDs)
+	}
+	slices.SortStableFunc(all, func(a, b keyed) int { return a.key - b.key })
+	results := make([]Result, len(all))
+	for i, k := range all {
+		results[i] = k.r
+	}
+	return results, nil
 }
 
 // part is one results folder read for Merge.

@@ -206,22 +206,7 @@ func decodeStep(raw json.RawMessage) (step, error) {
 	var p map[string]json.RawMessage
 	switch s.kind {
 	case "command", "execute":
-		if p, err = object(m["parameters"], s.kind+" parameter", "command", "shell", "stdout", "stderr", "until"); err != nil {
-			return s, err
-		}
-		if s.cmd, err = decodeCommand(p, false); err != nil {
-			return s, err
-		}
-		for name, dst := range map[string]*string{"stdout": &s.stdout, "stderr": &s.stderr} {
-			if err := optStr(p[name], dst); err != nil || (*dst != "" && !filepath.IsLocal(*dst)) {
-				return s, fmt.Errorf("%s must be a file name", name)
-			}
-		}
-		if raw, ok := p["until"]; ok && !isNull(raw) {
-			if s.until, err = decodeUntil(raw); err != nil {
-				return s, err
-			}
-		}
+		return s, decodeExecute(&s, m["parameters"])
 	case "launch":
 		if p, err = object(m["parameters"], "launch parameter", "command", "shell"); err != nil {
 			return s, err
@@ -245,24 +230,53 @@ func decodeStep(raw json.RawMessage) (step, error) {
 		}
 		s.sleep = time.Duration(sec * float64(time.Second))
 	case "wait_window":
-		if p, err = object(m["parameters"], "wait_window parameter", "title", "timeout"); err != nil {
-			return s, err
-		}
-		if err := str(p["title"], &s.title); err != nil || s.title == "" {
-			return s, errors.New("wait_window: title must be a non-empty string")
-		}
-		s.timeout = 30 * time.Second
-		if raw, ok := p["timeout"]; ok {
-			var sec float64
-			if err := json.Unmarshal(raw, &sec); err != nil || sec <= 0 || sec > 600 {
-				return s, errors.New("wait_window: timeout must be a number of seconds in (0, 600]")
-			}
-			s.timeout = time.Duration(sec * float64(time.Second))
-		}
+		return s, decodeWaitWindow(&s, m["parameters"])
 	default:
 		return s, &UnsupportedError{What: "config step", Name: s.kind}
 	}
 	return s, nil
+}
+
+// decodeExecute reads the parameters of an execute or command step.
+func decodeExecute(s *step, raw json.RawMessage) error {
+	p, err := object(raw, s.kind+" parameter", "command", "shell", "stdout", "stderr", "until")
+	if err != nil {
+		return err
+	}
+	if s.cmd, err = decodeCommand(p, false); err != nil {
+		return err
+	}
+	for name, dst := range map[string]*string{"stdout": &s.stdout, "stderr": &s.stderr} {
+		if err := optStr(p[name], dst); err != nil || (*dst != "" && !filepath.IsLocal(*dst)) {
+			return fmt.Errorf("%s must be a file name", name)
+		}
+	}
+	if raw, ok := p["until"]; ok && !isNull(raw) {
+		if s.until, err = decodeUntil(raw); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decodeWaitWindow reads the parameters of deskpilot's wait_window step.
+func decodeWaitWindow(s *step, raw json.RawMessage) error {
+	p, err := object(raw, "wait_window parameter", "title", "timeout")
+	if err != nil {
+		return err
+	}
+	if err := str(p["title"], &s.title); err != nil || s.title == "" {
+		return errors.New("wait_window: title must be a non-empty string")
+	}
+	s.timeout = 30 * time.Second
+	if raw, ok := p["timeout"]; ok {
+		var sec float64
+		if err := json.Unmarshal(raw, &sec); err != nil || sec <= 0 || sec > 600 {
+			return errors.New("wait_window: timeout must be a number of seconds in (0, 600]")
+		}
+		s.timeout = time.Duration(sec * float64(time.Second))
+	}
+	return nil
 }
 
 // decodeCommand reads "command" (a string or a list of strings) and "shell", and
