@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,8 +29,13 @@ func loadGAIA(s *Suite, path string) error {
 		return err
 	}
 	defer f.Close()
-	dir := filepath.Dir(path)
-	sc := bufio.NewScanner(f)
+	return readGAIA(s, f, filepath.Dir(path), filepath.Base(path))
+}
+
+// readGAIA reads GAIA JSONL lines from r; name is the file's name for messages,
+// dir the folder attached files are in.
+func readGAIA(s *Suite, r io.Reader, dir, name string) error {
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxGAIALine)
 	for n := 1; sc.Scan(); n++ {
 		line := bytes.TrimSpace(sc.Bytes())
@@ -39,7 +45,7 @@ func loadGAIA(s *Suite, path string) error {
 		if len(s.Tasks) >= maxTasks {
 			return fmt.Errorf("more than %d tasks", maxTasks)
 		}
-		src := fmt.Sprintf("%s:%d", filepath.Base(path), n)
+		src := fmt.Sprintf("%s:%d", name, n)
 		var g gaiaLine
 		if err := json.Unmarshal(line, &g); err != nil {
 			return fmt.Errorf("%s: not a JSON object: %w", src, err)
@@ -48,7 +54,7 @@ func loadGAIA(s *Suite, path string) error {
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return fmt.Errorf("%s: a line is longer than %d bytes", filepath.Base(path), maxGAIALine)
+			return fmt.Errorf("%s: a line is longer than %d bytes", name, maxGAIALine)
 		}
 		return err
 	}

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -81,16 +82,13 @@ func TestLoadGAIA(t *testing.T) {
 
 func FuzzLoadGAIA(f *testing.F) {
 	f.Add([]byte(`{"task_id": "a", "Question": "q", "Level": 1, "Final answer": "1,2", "file_name": "x.txt"}` + "\n\n{}\n"))
+	dir := f.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "x.txt"), []byte("x"), 0o600); err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, "x.txt"), []byte("x"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "metadata.jsonl"), data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		s, err := Load(dir)
-		if err != nil {
+		s := &Suite{Path: dir}
+		if err := readGAIA(s, bytes.NewReader(data), dir, "metadata.jsonl"); err != nil {
 			return
 		}
 		for _, task := range s.Tasks {

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -227,19 +228,23 @@ func FuzzLoadOSWorld(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, "t.json"), data, 0o600); err != nil {
-			t.Fatal(err)
+		var top map[string]json.RawMessage
+		if json.Unmarshal(data, &top) != nil {
+			return
 		}
-		s, err := Load(dir)
+		task := &Task{Source: "t.json"}
+		err := decodeOSWorld(task, top, "/suite")
 		if err != nil {
 			return
 		}
-		for _, task := range s.Tasks {
-			if task.Problem == nil && (task.os == nil || len(task.os.eval.funcs) == 0 ||
-				len(task.os.eval.result) != len(task.os.eval.funcs) || len(task.os.eval.expected) != len(task.os.eval.funcs) ||
-				len(task.os.eval.options) != len(task.os.eval.funcs)) {
-				t.Fatalf("runnable task with an inconsistent evaluator: %+v", task.os)
+		ev := task.os.eval
+		if task.ID == "" || len(ev.funcs) == 0 || len(ev.result) != len(ev.funcs) ||
+			len(ev.expected) != len(ev.funcs) || len(ev.options) != len(ev.funcs) {
+			t.Fatalf("runnable task with an inconsistent evaluator: %+v", ev)
+		}
+		for i, f := range ev.funcs {
+			if _, ok := metricFor(f); !ok || ev.result[i] == nil || ev.options[i] == nil {
+				t.Fatalf("metric %d (%s) not ready", i, f)
 			}
 		}
 	})
