@@ -42,7 +42,7 @@ func formats() []format {
 		{"json", "JSON", []string{".json", ".jsonl", ".geojson"}, jsonConvert},
 		{"xml", "XML", []string{".xml", ".svg", ".rss", ".atom", ".kml"}, xmlConvert},
 		{"html", "HTML", []string{".html", ".htm", ".xhtml"}, htmlConvert},
-		{"pdf", "PDF", []string{".pdf"}, pdfConvert},
+		{"pdf", "PDF", []string{".pdf"}, nil}, // needs the engine and the page; see convert
 		{"docx", "Word", []string{".docx", ".docm"}, docxConvert},
 		{"xlsx", "Excel", []string{".xlsx", ".xlsm"}, xlsxConvert},
 		{"pptx", "PowerPoint", []string{".pptx", ".pptm"}, pptxConvert},
@@ -105,7 +105,7 @@ func detect(name string, data []byte) (format, bool) {
 }
 
 // convert turns data into a file with text, by format.
-func (in *Inspector) convert(ctx context.Context, display, name string, data []byte) (*file, error) {
+func (in *Inspector) convert(ctx context.Context, display, name string, data []byte, req Request) (*file, error) {
 	f, ok := detect(name, data)
 	if !ok {
 		return nil, &UnsupportedError{Name: name, Ext: strings.ToLower(filepath.Ext(name))}
@@ -113,8 +113,10 @@ func (in *Inspector) convert(ctx context.Context, display, name string, data []b
 	out := &file{name: name, path: display, format: f.name}
 	var err error
 	switch f.name {
+	case "pdf":
+		err = in.pdfText(ctx, out, data, req)
 	case "zip":
-		out.text, err = zipListing(data, display)
+		out.text, err = in.zipText(ctx, data, display)
 	case "image":
 		out.image, err = readImage(name, data)
 	default:

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -86,13 +87,23 @@ func FuzzPPTX(f *testing.F) {
 	})
 }
 
-// FuzzPDF feeds arbitrary bytes to the PDF reader and the glyph layout; the
-// library's panics must come back as errors. Seeds live in testdata/fuzz/FuzzPDF.
+// fuzzEngine is the PDF engine the fuzzers share (it starts once).
+var fuzzEngine = NewPDFEngine(PDFOptions{})
+
+// FuzzPDF feeds arbitrary bytes to PDFium and the page layout; failures must
+// come back as errors, within bounded time. Seeds live in testdata/fuzz/FuzzPDF.
 func FuzzPDF(f *testing.F) {
 	f.Add([]byte("%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\ntrailer<</Root 1 0 R>>\nstartxref\n0\n%%EOF\n"))
+	if _, err := fuzzEngine.Start(); err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		bounded(t, func() (string, error) {
-			return safely(func() (string, error) { return pdfConvert(context.Background(), data) })
+			doc, err := fuzzEngine.read(context.Background(), data, pdfRequest{first: 1, budget: 1 << 20})
+			if err != nil {
+				return "", err
+			}
+			return strings.Join(doc.text, "\n"), nil
 		})
 	})
 }

@@ -1,0 +1,330 @@
+package inspect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/draw"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/klippa-app/go-pdfium"
+	pdferrors "github.com/klippa-app/go-pdfium/errors"
+	"github.com/klippa-app/go-pdfium/references"
+	"github.com/klippa-app/go-pdfium/requests"
+	"github.com/klippa-app/go-pdfium/webassembly"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+)
+
+// PDFOptions configure a PDFEngine. The zero value is a working engine.
+type PDFOptions struct {
+	// CacheDir keeps PDFium's compiled machine code between processes, which
+	// cuts the engine's start from seconds to under one; "" means
+	// os.UserCacheDir()/deskpilot/pdfium, "-" means no cache (compile on every
+	// start).
+	CacheDir string
+	// MaxMemory caps the memory of one PDFium instance, in bytes; 0 means
+	// 512 MiB. A file that needs more fails with an error.
+	MaxMemory int64
+	// Workers is how many PDFs are read at once; 0 means 2. More calls wait.
+	Workers int
+}
+
+// PDFEngine reads PDFs with PDFium, compiled to WebAssembly, embedded in the
+// binary and run by a pure-Go runtime (wazero): no cgo, nothing to install,
+// and the engine sees no file system (PDF bytes are handed over in memory).
+// It starts on first use — compiling the module takes seconds without the
+// cache — and then keeps a small pool of instances for the life of the
+// process: share one engine between Inspectors (Options.PDF). It is safe for
+// concurrent use; Close releases it.
+type PDFEngine struct {
+	opts PDFOptions
+
+	once    sync.Once
+	pool    pdfium.Pool
+	err     error
+	startup time.Duration
+
+	mu     sync.Mutex
+	closed bool
+}
+
+// NewPDFEngine returns an engine that starts on first use.
+func NewPDFEngine(o PDFOptions) *PDFEngine {
+	if o.MaxMemory <= 0 {
+		o.MaxMemory = 512 << 20
+	}
+	if o.Workers <= 0 {
+		o.Workers = 2
+	}
+	return &PDFEngine{opts: o}
+}
+
+// Start starts the engine now rather than on the first PDF, and reports how
+// long starting took (the same figure on later calls).
+func (e *PDFEngine) Start() (time.Duration, error) {
+	_, err := e.instancePool()
+	return e.startup, err
+}
+
+func (e *PDFEngine) instancePool() (pdfium.Pool, error) {
+	e.once.Do(func() {
+		t0 := time.Now()
+		e.pool, e.err = e.start()
+		e.startup = time.Since(t0)
+	})
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil, errors.New("the PDF engine is closed")
+	}
+	return e.pool, e.err
+}
+
+func (e *PDFEngine) start() (pdfium.Pool, error) {
+	rc := wazero.NewRuntimeConfig().
+		WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
+		WithCloseOnContextDone(true).
+		WithMemoryLimitPages(uint32(min(e.opts.MaxMemory>>16, 65536)))
+	if dir := e.cacheDir(); dir != "" {
+		if err := os.MkdirAll(dir, 0o700); err == nil {
+			if cache, err := wazero.NewCompilationCacheWithDir(dir); err == nil {
+				rc = rc.WithCompilationCache(cache)
+			}
+		}
+	}
+	pool, err := webassembly.Init(webassembly.Config{
+		MaxIdle:       e.opts.Workers,
+		MaxTotal:      e.opts.Workers,
+		ReuseWorkers:  true,
+		FSConfig:      wazero.NewFSConfig(), // no file system at all
+		Stdout:        io.Discard,
+		Stderr:        io.Discard,
+		RuntimeConfig: rc,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("start the PDF engine: %w", err)
+	}
+	return pool, nil
+}
+
+func (e *PDFEngine) cacheDir() string {
+	switch e.opts.CacheDir {
+	case "-":
+		return ""
+	case "":
+		d, err := os.UserCacheDir()
+		if err != nil {
+			return ""
+		}
+		return filepath.Join(d, "deskpilot", "pdfium")
+	}
+	return e.opts.CacheDir
+}
+
+// Close stops the engine; later reads fail.
+func (e *PDFEngine) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil
+	}
+	e.closed = true
+	if e.pool != nil {
+		return e.pool.Close()
+	}
+	return nil
+}
+
+// pdfRequest says which part of a PDF to read.
+type pdfRequest struct {
+	first  int // 1-based page to start at
+	budget int // stop after the page that passes this many characters
+	ocr    func(ctx context.Context, img image.Image) (string, error)
+	images int // pages to render for the model when there is no text (0 = none)
+}
+
+// pdfDoc is what was read of a PDF.
+type pdfDoc struct {
+	pages       int      // in the document
+	first, last int      // pages read, 1-based, inclusive
+	text        []string // per page read
+	noText      []int    // pages read that have no text layer
+	ocred       []int    // pages whose text came from OCR
+	rendered    []image.Image
+}
+
+// errEncrypted marks a PDF that needs a password.
+var errEncrypted = errors.New("the file is password-protected")
+
+// read opens data and extracts the requested pages. The work runs in a
+// pooled PDFium instance; when ctx ends first the instance is killed, so
+// cancellation ends even a hostile file within moments.
+func (e *PDFEngine) read(ctx context.Context, data []byte, req pdfRequest) (*pdfDoc, error) {
+	pool, err := e.instancePool()
+	if err != nil {
+		return nil, err
+	}
+	inst, err := pool.GetInstanceWithContext(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("PDF engine: %w", err)
+	}
+	type result struct {
+		doc *pdfDoc
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		var r result
+		defer func() {
+			if p := recover(); p != nil {
+				r = result{nil, fmt.Errorf("PDF engine failed: %v", p)}
+			}
+			done <- r
+		}()
+		r.doc, r.err = readDoc(ctx, inst, data, req)
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil && !errors.Is(r.err, errEncrypted) {
+			_ = inst.Kill() // a failed instance may be in any state: start afresh
+		} else {
+			_ = inst.Close()
+		}
+		return r.doc, r.err
+	case <-ctx.Done():
+		_ = inst.Kill()
+		return nil, ctx.Err()
+	}
+}
+
+// maxRenderSide bounds the pixels of a page rendered for OCR or the model.
+const maxRenderSide = 2000
+
+func readDoc(ctx context.Context, inst pdfium.Pdfium, data []byte, req pdfRequest) (*pdfDoc, error) {
+	empty := ""
+	opened, err := inst.OpenDocument(&requests.OpenDocument{File: &data, Password: &empty})
+	switch {
+	case errors.Is(err, pdferrors.ErrPassword), errors.Is(err, pdferrors.ErrSecurity):
+		return nil, errEncrypted
+	case err != nil:
+		return nil, pdfiumError(err)
+	}
+	doc := opened.Document
+	defer inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: doc})
+	count, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: doc})
+	if err != nil {
+		return nil, pdfiumError(err)
+	}
+	out := &pdfDoc{pages: count.PageCount}
+	if out.pages <= 0 {
+		return nil, errors.New("the document has no pages")
+	}
+	if req.first > out.pages {
+		return out, nil
+	}
+	out.first = max(req.first, 1)
+	size := 0
+	for i := out.first - 1; i < out.pages && i < out.first-1+maxPages; i++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		page := requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: i}}
+		text := pageText(inst, page)
+		if text == "" {
+			out.noText = append(out.noText, i+1)
+			if req.ocr != nil || len(out.rendered) < req.images {
+				if img, err := renderPage(inst, doc, i); err == nil {
+					if req.ocr != nil {
+						if t, err := req.ocr(ctx, img); err == nil && t != "" {
+							text = t
+							out.ocred = append(out.ocred, i+1)
+						}
+					} else {
+						out.rendered = append(out.rendered, img)
+					}
+				}
+			}
+		}
+		out.text = append(out.text, text)
+		out.last = i + 1
+		size += len(text)
+		if size >= req.budget || size > maxOutput {
+			break
+		}
+	}
+	return out, nil
+}
+
+// pageText lays out one page's text; a page PDFium cannot read (a broken
+// content stream, an image it cannot decode) reads as empty rather than
+// failing the document.
+func pageText(inst pdfium.Pdfium, page requests.Page) string {
+	res, err := inst.GetPageTextStructured(&requests.GetPageTextStructured{Page: page, Mode: requests.GetPageTextStructuredModeRects})
+	if err != nil || res == nil {
+		return ""
+	}
+	boxes := make([]box, 0, len(res.Rects))
+	for _, r := range res.Rects {
+		if r == nil {
+			continue
+		}
+		p := r.PointPosition
+		boxes = append(boxes, box{left: p.Left, top: p.Top, right: p.Right, bottom: p.Bottom, text: r.Text})
+	}
+	return layoutPage(boxes)
+}
+
+// renderPage renders page i at up to 150 dpi, keeping the longer side within
+// maxRenderSide pixels, and copies the image out of the engine's memory.
+func renderPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, i int) (image.Image, error) {
+	size, err := inst.FPDF_GetPageSizeByIndex(&requests.FPDF_GetPageSizeByIndex{Document: doc, Index: i})
+	if err != nil {
+		return nil, err
+	}
+	side := max(size.Width, size.Height, 1)
+	dpi := min(150, int(maxRenderSide*72/side))
+	if dpi < 10 {
+		return nil, errors.New("the page is too large to render")
+	}
+	res, err := inst.RenderPageInDPI(&requests.RenderPageInDPI{
+		Page: requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: i}},
+		DPI:  dpi,
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if res.CleanupFunc != nil {
+			res.CleanupFunc()
+		}
+	}()
+	src := res.Result.RenderedImage
+	if src == nil {
+		return nil, errors.New("the page did not render")
+	}
+	b := src.Bounds()
+	dst := image.NewRGBA(b)
+	draw.Draw(dst, b, src, b.Min, draw.Src)
+	return dst, nil
+}
+
+// pdfiumError words PDFium's error codes for the model.
+func pdfiumError(err error) error {
+	switch {
+	case errors.Is(err, pdferrors.ErrFormat):
+		return errors.New("not a PDF file, or damaged beyond repair")
+	case errors.Is(err, pdferrors.ErrFile):
+		return errors.New("the file cannot be read as a PDF")
+	}
+	return err
+}
