@@ -8,10 +8,12 @@
 // Wayback Machine. Responses that are not HTML or text are saved to the
 // downloads folder and opened through an injected inspector.
 //
-// Safety: only http and https are fetched; every connection, including each
-// redirect hop, is checked against the address actually dialled, and private,
-// loopback and link-local addresses are refused unless Options.AllowPrivate is
-// set. Responses are capped in size and time; hostile pages (deep nesting, huge
+// Safety: only http and https are fetched; for every connection, including
+// each redirect hop, the host is resolved and every address it resolves to is
+// checked before anything is dialled: private, loopback, link-local and other
+// non-public addresses are refused (unless Options.AllowPrivate is set), with
+// the same error whatever listens there, and only checked addresses are
+// dialled. CheckURL applies the same check without connecting. Responses are capped in size and time; hostile pages (deep nesting, huge
 // attributes, invalid UTF-8, endless redirects) give readable text or a clear
 // error. The package reads no environment variables and does not log.
 package browser
@@ -20,6 +22,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -101,9 +104,9 @@ type findState struct {
 }
 
 // New returns a Browser showing about:blank, with o's defaults filled in.
-func New(o Options) *Browser { return newBrowser(o, blockedReason) }
+func New(o Options) *Browser { return newBrowser(o, blockedReason, net.DefaultResolver) }
 
-func newBrowser(o Options, pol policy) *Browser {
+func newBrowser(o Options, pol policy, res resolver) *Browser {
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
 	}
@@ -135,7 +138,7 @@ func newBrowser(o Options, pol policy) *Browser {
 	c := *api
 	c.Timeout = 0 // the context carries the deadline
 	if !o.AllowPrivate {
-		c.Transport = pol.guardedTransport(api.Transport, o.Timeout)
+		c.Transport = pol.guardedTransport(api.Transport, o.Timeout, res)
 	}
 	c.CheckRedirect = b.checkRedirect
 	b.client = &c

@@ -1,7 +1,6 @@
 package browser
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -96,13 +95,10 @@ func TestRedirectToPrivate(t *testing.T) {
 			fmt.Fprint(w, "<p>public page</p>")
 		}
 	}))
-	// A transport whose resolver knows intranet.test, like a DNS rebinding
-	// attacker's name would.
-	resolving := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-		addr = strings.Replace(addr, "intranet.test", "127.0.0.2", 1)
-		return (&net.Dialer{}).DialContext(ctx, network, addr)
-	}}
-	b := newBrowser(Options{Client: &http.Client{Transport: resolving}, DownloadDir: t.TempDir()}, pol)
+	// A resolver that knows intranet.test, like a DNS rebinding attacker's
+	// name would.
+	res := fakeResolver{"intranet.test": {netip.MustParseAddr("127.0.0.2")}}
+	b := newBrowser(Options{DownloadDir: t.TempDir()}, pol, res)
 
 	if out, err := b.Visit(t.Context(), outer.URL+"/"); err != nil || !strings.Contains(out, "public page") {
 		t.Fatalf("public page: %v\n%s", err, out)
