@@ -106,7 +106,7 @@ type Inspector struct {
 	allow []string // resolved
 	own   []string // deskpilot's config: refused whatever Allow says
 	pdf   *PDFEngine
-	open  func(ctx context.Context, path string, max int64) ([]byte, error)
+	open  func(path string, max int64) ([]byte, error) // blocking; run aside
 }
 
 // New returns an Inspector with o's defaults filled in. Roots that do not
@@ -131,7 +131,7 @@ func New(o Options) *Inspector {
 			o.ConfigDir = filepath.Join(o.Home, ".config")
 		}
 	}
-	in := &Inspector{opts: o, pdf: o.PDF, open: readRegular}
+	in := &Inspector{opts: o, pdf: o.PDF, open: readCapped}
 	if in.pdf == nil {
 		in.pdf = NewPDFEngine(PDFOptions{})
 	}

@@ -170,7 +170,7 @@ func isZipFile(p string) bool {
 // read returns the bytes of a located file or archive member, refusing
 // anything larger than MaxFileBytes.
 func (in *Inspector) read(ctx context.Context, loc location) (string, []byte, error) {
-	data, err := in.open(ctx, loc.real, in.opts.MaxFileBytes)
+	data, err := readAside(ctx, loc.real, in.opts.MaxFileBytes, in.open)
 	if err != nil {
 		return "", nil, err
 	}
@@ -195,19 +195,19 @@ func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("inspect: %s is %s, larger than the %s the inspector reads", e.Name, humanBytes(e.Size), humanBytes(e.Max))
 }
 
-// readRegular reads a whole regular file of at most max bytes. The open and
+// readAside reads a whole regular file with read of at most max bytes. The open and
 // the read run aside and are abandoned when ctx ends, so a file on a hung
 // network mount cannot hold the agent; the file is opened without blocking
 // (a named pipe swapped in after the check cannot hang the open) and checked
 // again on the open descriptor.
-func readRegular(ctx context.Context, p string, max int64) ([]byte, error) {
+func readAside(ctx context.Context, p string, max int64, read func(string, int64) ([]byte, error)) ([]byte, error) {
 	type result struct {
 		data []byte
 		err  error
 	}
 	done := make(chan result, 1)
 	go func() {
-		data, err := readCapped(p, max)
+		data, err := read(p, max)
 		done <- result{data, err}
 	}()
 	select {
