@@ -105,10 +105,11 @@ func browserTools(b *browser.Browser) []Tool {
 
 func inspectTool(in *inspect.Inspector) Tool {
 	return textTool("files", "inspect_file",
-		`Read a local file and return its content as markdown text: plain text, Markdown, CSV/TSV, JSON, XML, HTML, PDF (with page markers), DOCX, XLSX (a table per sheet), PPTX (a section per slide), ZIP (a listing; read a member as "archive.zip/member") and images (size, format and a caption). With a question, a model reads the file and its answer is returned instead of the text. Print the result to read it.`,
+		`Read a local file and return its content as markdown text: plain text, Markdown, CSV/TSV, JSON, XML, RSS/Atom, HTML, PDF (with page markers), DOCX, XLSX (a table per sheet), PPTX (a section per slide), EPUB, notebooks, ZIP (a listing and its first files; read a member as "archive.zip/member") and images (size, format and a caption). A long file comes a part at a time, ending with a note that says how to read on (page=N). With a question, a model reads the file and its answer is returned instead of the text. Print the result to read it.`,
 		[]Param{
 			{Name: "path", Type: "str", Doc: `the file: an absolute path, "~/..." or the path a download was saved to.`},
 			{Name: "question", Type: "str | None", Default: "None", Doc: `a question about the file, e.g. "What is the total in the last row?"; None returns the text.`},
+			{Name: "page", Type: "int", Default: "1", Doc: "where to start in a long file: for a PDF the page number, for other files the part (as the note at the end of the previous part says)."},
 		}, func(c *Call, a *Args) (string, error) {
 			path, err := nonEmpty(c, a, "path", `e.g. inspect_file("~/Downloads/report.pdf")`)
 			if err != nil {
@@ -118,12 +119,35 @@ func inspectTool(in *inspect.Inspector) Tool {
 			if err := a.Err(); err != nil {
 				return "", err
 			}
+			page, err := pageArg(c, a)
+			if err != nil {
+				return "", err
+			}
 			summarize := summarizeFile
 			if strings.TrimSpace(q) != "" {
 				summarize = func(s string) string { return "answered: " + firstLine(s, 80) }
 			}
-			return netCall(c, summarize, func(ctx context.Context) (string, error) { return in.Inspect(ctx, path, q) })
+			return netCall(c, summarize, func(ctx context.Context) (string, error) {
+				r, err := in.Read(ctx, inspect.Request{Path: path, Question: q, Page: page})
+				return r.Text, err
+			})
 		})
+}
+
+// pageArg reads inspect_file's page: a whole number from 1 (None means 1).
+func pageArg(c *Call, a *Args) (int, error) {
+	if a.IsNone("page") {
+		return 1, nil
+	}
+	v, ok := a.Value("page").(starlark.Int)
+	if !ok {
+		return 0, fmt.Errorf("%s: page must be a whole number like 2; got %s", c.Name, typeName(a.Value("page")))
+	}
+	n, ok := v.Int64()
+	if !ok || n < 1 || n > 1_000_000 {
+		return 0, fmt.Errorf("%s: page %s is not a page number; pages start at 1", c.Name, v)
+	}
+	return int(n), nil
 }
 
 // textTool builds a Tool returning str whose body binds the arguments.
@@ -311,8 +335,8 @@ func summarizeArchive(s string) string {
 
 func summarizeFile(s string) string {
 	n := utf8.RuneCountInString(s)
-	if strings.Contains(s, "[Truncated: ") {
-		return fmt.Sprintf("%d characters (truncated)", n)
+	if strings.Contains(s, "Read on with inspect_file(") {
+		return fmt.Sprintf("%d characters (more to read)", n)
 	}
 	return fmt.Sprintf("%d characters", n)
 }
