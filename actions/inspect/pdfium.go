@@ -9,13 +9,16 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/klippa-app/go-pdfium"
 	pdferrors "github.com/klippa-app/go-pdfium/errors"
 	"github.com/klippa-app/go-pdfium/references"
 	"github.com/klippa-app/go-pdfium/requests"
+	"github.com/klippa-app/go-pdfium/responses"
 	"github.com/klippa-app/go-pdfium/webassembly"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -255,9 +258,13 @@ func readDoc(ctx context.Context, inst pdfium.Pdfium, data []byte, req pdfReques
 				}
 			}
 		}
+		n := utf8.RuneCountInString(text) + 60 // the page marker and notes
+		if len(out.text) > 0 && size+n > req.budget {
+			break // this page starts the next part
+		}
 		out.text = append(out.text, text)
 		out.last = i + 1
-		size += len(text)
+		size += n
 		if size >= req.budget || size > maxOutput {
 			break
 		}
@@ -269,19 +276,73 @@ func readDoc(ctx context.Context, inst pdfium.Pdfium, data []byte, req pdfReques
 // content stream, an image it cannot decode) reads as empty rather than
 // failing the document.
 func pageText(inst pdfium.Pdfium, page requests.Page) string {
-	res, err := inst.GetPageTextStructured(&requests.GetPageTextStructured{Page: page, Mode: requests.GetPageTextStructuredModeRects})
+	res, err := inst.GetPageTextStructured(&requests.GetPageTextStructured{Page: page, Mode: requests.GetPageTextStructuredModeChars})
 	if err != nil || res == nil {
 		return ""
 	}
-	boxes := make([]box, 0, len(res.Rects))
-	for _, r := range res.Rects {
-		if r == nil {
+	return layoutPage(segments(res.Chars))
+}
+
+// segments groups PDFium's characters, in its text order, into runs of text
+// on one line: a run ends at a line break PDFium made, at a jump back or down,
+// or at a gap wider than one and a half characters (a column gutter or a
+// table cell). Spaces PDFium inserted between words stay in the run, so word
+// boundaries are PDFium's, which reads glyph spacing well.
+func segments(chars []*responses.GetPageTextStructuredChar) []box {
+	var out []box
+	var cur *box
+	var sb strings.Builder
+	space := false
+	flush := func() {
+		if cur != nil {
+			cur.text = sb.String()
+			out = append(out, *cur)
+		}
+		cur, space = nil, false
+		sb.Reset()
+	}
+	for _, c := range chars {
+		if c == nil {
 			continue
 		}
-		p := r.PointPosition
-		boxes = append(boxes, box{left: p.Left, top: p.Top, right: p.Right, bottom: p.Bottom, text: r.Text})
+		switch c.Text {
+		case "\r", "\n", "\r\n":
+			flush()
+			continue
+		case " ", "\t", "\u00a0":
+			space = cur != nil
+			continue
+		case "":
+			continue
+		}
+		p := c.PointPosition
+		l, r := min(p.Left, p.Right), max(p.Left, p.Right)
+		t, b := max(p.Top, p.Bottom), min(p.Top, p.Bottom)
+		h := max(t-b, 1)
+		if cur != nil {
+			gap := l - cur.right
+			sameLine := min(t, cur.top)-max(b, cur.bottom) > 0.3*min(h, cur.height())
+			if !sameLine || gap > 1.5*max(h, cur.height()) || l < cur.left-h {
+				flush()
+			}
+		}
+		if cur == nil {
+			cur = &box{left: l, right: r, top: t, bottom: b}
+		} else {
+			cur.left, cur.right = min(cur.left, l), max(cur.right, r)
+			cur.top, cur.bottom = max(cur.top, t), min(cur.bottom, b)
+			if space {
+				sb.WriteByte(' ')
+			}
+		}
+		space = false
+		sb.WriteString(c.Text)
+		if len(out) >= maxBoxes {
+			break
+		}
 	}
-	return layoutPage(boxes)
+	flush()
+	return out
 }
 
 // renderPage renders page i at up to 150 dpi, keeping the longer side within

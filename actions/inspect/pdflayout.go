@@ -313,7 +313,7 @@ func lineText(line []box, unit float64) string {
 		t := strings.Join(strings.Fields(r.text), " ")
 		if i > 0 {
 			prev := line[i-1]
-			if r.left-prev.right > 0.15*unit && !strings.HasSuffix(b.String(), " ") {
+			if r.left-prev.right > 0.1*unit || r.left < prev.right {
 				b.WriteByte(' ')
 			}
 		}
