@@ -244,10 +244,20 @@ func (b *Browser) resolve(rawURL string) (*url.URL, error) {
 	if raw == "" {
 		return nil, errors.New("visit_page needs a URL, e.g. visit_page(\"https://example.com\")")
 	}
+	if n, ok := linkNumber(raw); ok {
+		b.mu.Lock()
+		links := b.page.links
+		b.mu.Unlock()
+		if n < 1 || n > len(links) {
+			return nil, fmt.Errorf("the current page has no link [%d]; it has %d links", n, len(links))
+		}
+		raw = links[n-1]
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, fmt.Errorf("invalid URL %q: %w", raw, err)
 	}
+	u = decodeRedirect(u)
 	if u.Scheme == "" {
 		b.mu.Lock()
 		cur := b.page.address
