@@ -13,14 +13,14 @@ import (
 // exempts a path the person chooses to share.
 func DeniedPaths() []string {
 	return []string{
-	".ssh", ".gnupg", ".pki", ".local/share/keyrings", ".local/share/kwalletd", ".password-store",
-	".aws", ".azure", ".kube", ".docker", ".config/gcloud", ".config/gh", ".config/hub",
-	".config/containers/auth.json", ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials",
-	".m2/settings-security.xml", ".terraform.d/credentials.tfrc.json", ".config/rclone",
-	".mozilla", ".thunderbird", ".config/google-chrome", ".config/chromium", ".config/BraveSoftware",
-	".config/microsoft-edge", ".config/vivaldi", ".config/opera", "snap/firefox", "snap/chromium",
-	".var/app/org.mozilla.firefox", ".var/app/com.google.Chrome", ".var/app/org.chromium.Chromium",
-	".config/Bitwarden", ".config/1Password", ".config/keepassxc", ".local/share/fish/fish_history",
+		".ssh", ".gnupg", ".pki", ".local/share/keyrings", ".local/share/kwalletd", ".password-store",
+		".aws", ".azure", ".kube", ".docker", ".config/gcloud", ".config/gh", ".config/hub",
+		".config/containers/auth.json", ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials",
+		".m2/settings-security.xml", ".terraform.d/credentials.tfrc.json", ".config/rclone",
+		".mozilla", ".thunderbird", ".config/google-chrome", ".config/chromium", ".config/BraveSoftware",
+		".config/microsoft-edge", ".config/vivaldi", ".config/opera", "snap/firefox", "snap/chromium",
+		".var/app/org.mozilla.firefox", ".var/app/com.google.Chrome", ".var/app/org.chromium.Chromium",
+		".config/Bitwarden", ".config/1Password", ".config/keepassxc", ".local/share/fish/fish_history",
 	}
 }
 
@@ -32,11 +32,11 @@ func DeniedPaths() []string {
 // name with a leading "*" matches by suffix.
 func DeniedNames() []string {
 	return []string{
-	"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk", "identity",
-	".bash_history", ".zsh_history", ".sh_history", ".history", ".python_history", ".node_repl_history",
-	".psql_history", ".mysql_history", ".sqlite_history", ".rediscli_history", ".lesshst", "fish_history",
-	".git-credentials", ".netrc", "_netrc", ".npmrc", ".yarnrc.yml", ".pypirc", ".pgpass", ".my.cnf",
-	".env", "*.kdbx", "*.p12", "*.pfx", "*.ppk", "*.keychain", "*.keychain-db",
+		"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk", "identity",
+		".bash_history", ".zsh_history", ".sh_history", ".history", ".python_history", ".node_repl_history",
+		".psql_history", ".mysql_history", ".sqlite_history", ".rediscli_history", ".lesshst", "fish_history",
+		".git-credentials", ".netrc", "_netrc", ".npmrc", ".yarnrc.yml", ".pypirc", ".pgpass", ".my.cnf",
+		".env", "*.kdbx", "*.p12", "*.pfx", "*.ppk", "*.keychain", "*.keychain-db",
 	}
 }
 
