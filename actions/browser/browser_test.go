@@ -138,7 +138,7 @@ func TestVisitArticlePaging(t *testing.T) {
 		"| Year | Vehicles per day |\n|---|---|\n| 1960 | 9,500 |\n| 2006 | 41,000 |\n| 2023 | 18,000 |",
 		"[Image: The green steel arch of the Harbour Bridge at dusk]",
 		"Read more: [North Cape lighthouse][1], [the old Linne ferry][2] and [the town archive][3].",
-		"[1]: " + strings.TrimPrefix(srv.URL, "http://") + "/lighthouses/north-cape.html\n[2]: " + strings.TrimPrefix(srv.URL, "http://") + "/bridges/linne-ferry\n[3]: example.org/archive?id=42&lang=en",
+		"Links (visit_page(\"[N]\") opens one): [1] /lighthouses/north-cape.html · [2] /bridges/linne-ferry · [3] example.org",
 		"\n\nShare this article",
 		"The bridge opened on 14 March 1932.",
 	} {
@@ -234,7 +234,7 @@ func TestRelativeLinks(t *testing.T) {
 	})
 	b := open(t, browser.Options{})
 	ans := visit(t, b, srv.URL+"/docs/a.html")
-	if !strings.Contains(ans, "See [B][1] and [top][2].") || !strings.Contains(ans, "\n[1]: "+strings.TrimPrefix(srv.URL, "http://")+"/docs/b.html\n[2]: "+strings.TrimPrefix(srv.URL, "http://")+"/docs/a.html") {
+	if !strings.Contains(ans, "See [B][1] and [top][2].") || !strings.HasSuffix(ans, "\n\nLinks (visit_page(\"[N]\") opens one): [1] /docs/b.html · [2] /docs/a.html") {
 		t.Errorf("links not resolved:\n%s", ans)
 	}
 	for _, c := range []struct{ ref, address string }{
@@ -251,7 +251,7 @@ func TestRelativeLinks(t *testing.T) {
 		}
 	}
 	ans = visit(t, b, srv.URL+"/based/x.html")
-	if !strings.Contains(ans, "[Y][1]") || !strings.Contains(ans, "[1]: "+strings.TrimPrefix(srv.URL, "http://")+"/other/y.html") {
+	if !strings.Contains(ans, "[Y][1]") || !strings.HasSuffix(ans, "[1] /other/y.html") {
 		t.Errorf("<base href> not honoured:\n%s", ans)
 	}
 }
@@ -348,7 +348,7 @@ func TestHTTPErrorPage(t *testing.T) {
 	b := open(t, browser.Options{})
 	got := visit(t, b, srv.URL+"/missing")
 	want := "Address: " + srv.URL + "/missing\nTitle: Error 404\nViewport position: Showing page 1 of 1.\n" + separator +
-		"## Error 404 Not Found\n\n# Page not found\n\nTry the [home page][1].\n\nLinks (open one with visit_page(\"[N]\")):\n[1]: " + strings.TrimPrefix(srv.URL, "http://") + "/"
+		"## Error 404 Not Found\n\n# Page not found\n\nTry the [home page][1].\n\nLinks (visit_page(\"[N]\") opens one): [1] /"
 	if got != want {
 		t.Errorf("404 page:\n%s\nwant:\n%s", got, want)
 	}

@@ -86,7 +86,7 @@ func HTMLToMarkdown(r io.Reader, contentType string, baseURL *url.URL) (doc Docu
 	if art != nil {
 		clean(art, true)
 		if amd, err := renderMarkdown(art, baseURL); err == nil && strings.TrimSpace(amd) != "" {
-			amd = tidyText(amd)
+			amd = dropLinkRuns(tidyText(amd))
 			if doc.Title != "" && !strings.HasPrefix(amd, "#") {
 				amd = "# " + doc.Title + "\n\n" + amd
 			}

@@ -86,7 +86,7 @@ func (p *page) render() string {
 	view := p.viewport()
 	b.WriteString(view)
 	if len(p.links) > 0 {
-		b.WriteString(linkFooter(view, p.links))
+		b.WriteString(linkFooter(view, p.links, p.address))
 	}
 	return b.String()
 }
