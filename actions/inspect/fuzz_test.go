@@ -107,3 +107,14 @@ func FuzzPDF(f *testing.F) {
 		})
 	})
 }
+
+// FuzzDecodeText: any bytes decode to valid UTF-8 without panicking.
+func FuzzDecodeText(f *testing.F) {
+	f.Add([]byte("\x82\xa0\x82\xa2"))
+	f.Add([]byte{0xFF, 0xFE, 'a', 0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if s, _ := decodeText(data); !utf8.ValidString(s) {
+			t.Fatalf("invalid UTF-8 from %q", data)
+		}
+	})
+}
