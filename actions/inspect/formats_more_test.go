@@ -48,3 +48,15 @@ func TestMoreFormats(t *testing.T) {
 		}
 	})
 }
+
+func TestPPTXChart(t *testing.T) {
+	in, dir := fixtures(t, inspect.Options{})
+	got, err := in.Inspect(t.Context(), filepath.Join(dir, "charts.pptx"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Chart (bar)\n\n| Category | Series 1 | Series 2 | Series 3 |\n|---|---|---|---|\n| Category 1 | 4.3 | 2.4 | 2.0 |\n| Category 2 | 2.5 | 4.4 | 2.0 |\n| Category 3 | 3.5 | 1.8 | 3.0 |\n| Category 4 | 4.5 | 2.8 | 5.0 |"
+	if !strings.Contains(got, want) {
+		t.Errorf("chart:\n%s\nwant it to hold:\n%s", got, want)
+	}
+}
