@@ -60,3 +60,21 @@ func TestPPTXChart(t *testing.T) {
 		t.Errorf("chart:\n%s\nwant it to hold:\n%s", got, want)
 	}
 }
+
+func TestDOCXComments(t *testing.T) {
+	in, dir := fixtures(t, inspect.Options{})
+	got, err := in.Inspect(t.Context(), filepath.Join(dir, "comments.docx"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(got)
+	for _, want := range []string{
+		"Some text worthy of note.[^1]",
+		"Comments:\n\n[^1]: Steve Canny: Text with hyperlink https://google.com embedded.",
+		"[^4]: (no author): Paragraph with Heading 2 paragraph style.",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("text lacks %q", want)
+		}
+	}
+}

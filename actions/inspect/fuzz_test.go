@@ -71,6 +71,7 @@ func bounded(t *testing.T, fn func() (string, error)) {
 // testdata/fuzz/FuzzDOCX.
 func FuzzDOCX(f *testing.F) {
 	f.Add([]byte(`<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>x</w:t></w:r></w:p></w:body></w:document>`))
+	f.Add([]byte(`<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:m="http://schemas.openxmlformats.org/officeDocument/2006/math"><w:body><w:p><m:oMath><m:f><m:num><m:r><m:t>1</m:t></m:r></m:num><m:den><m:d><m:e><m:r><m:t>x</m:t></m:r></m:e></m:d></m:den></m:f></m:oMath><w:r><w:commentReference w:id="0"/></w:r></w:p></w:body></w:document>`))
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		data := pack(t, "testdata/report.docx", map[string][]byte{"word/document.xml": doc})
 		bounded(t, func() (string, error) { return docxConvert(context.Background(), data) })
