@@ -42,6 +42,7 @@ func formats() []format {
 		{"xml", "XML", []string{".xml", ".svg", ".kml"}, xmlConvert},
 		{"ipynb", "Jupyter notebooks", []string{".ipynb"}, notebookConvert},
 		{"epub", "EPUB e-books", []string{".epub"}, epubConvert},
+		{"msg", "Outlook messages", []string{".msg"}, msgConvert},
 		{"html", "HTML", []string{".html", ".htm", ".xhtml"}, htmlConvert},
 		{"pdf", "PDF", []string{".pdf"}, nil}, // needs the engine and the page; see convert
 		{"docx", "Word", []string{".docx", ".docm"}, docxConvert},

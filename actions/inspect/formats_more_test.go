@@ -78,3 +78,21 @@ func TestDOCXComments(t *testing.T) {
 		}
 	}
 }
+
+func TestOutlookMessage(t *testing.T) {
+	in, dir := fixtures(t, inspect.Options{})
+	got, err := in.Inspect(t.Context(), filepath.Join(dir, "mail.msg"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(got)
+	for _, want := range []string{
+		"# Testing Manuel Lemos' MIME E-mail composing and sending PHP class: HTML message\n",
+		"\nFrom: mlemos@acm.org\nTo: Manuel Lemos\nDate: 2005-04-30 22:28 UTC\nAttachments: attachment.txt, logo.gif, background.gif\n\n",
+		"Hello Manuel,",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("message lacks %q", want)
+		}
+	}
+}

@@ -119,3 +119,14 @@ func FuzzDecodeText(f *testing.F) {
 		}
 	})
 }
+
+// FuzzMSG feeds arbitrary bytes to the Outlook message reader (the compound
+// file parser and the property decoding), seeded with the fixture.
+func FuzzMSG(f *testing.F) {
+	if data, err := os.ReadFile("testdata/mail.msg"); err == nil {
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		bounded(t, func() (string, error) { return safely(func() (string, error) { return msgConvert(context.Background(), data) }) })
+	})
+}
