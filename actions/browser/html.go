@@ -47,7 +47,18 @@ const (
 // addresses are dropped. Elements nested deeper than 256 levels are flattened to
 // their text, so a hostile page cannot exhaust the stack. It is safe for
 // concurrent use.
-func HTMLToMarkdown(r io.Reader, contentType string, baseURL *url.URL) (doc Document, err error) {
+func HTMLToMarkdown(r io.Reader, contentType string, baseURL *url.URL) (Document, error) {
+	return htmlToMarkdown(r, contentType, baseURL, true)
+}
+
+// HTMLBodyToMarkdown is HTMLToMarkdown without the article extraction: the
+// whole body (or its <main>) in document order, for HTML that is all content,
+// such as an e-book chapter.
+func HTMLBodyToMarkdown(r io.Reader, contentType string, baseURL *url.URL) (Document, error) {
+	return htmlToMarkdown(r, contentType, baseURL, false)
+}
+
+func htmlToMarkdown(r io.Reader, contentType string, baseURL *url.URL, articleFirst bool) (doc Document, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			doc, err = Document{}, fmt.Errorf("html: converter failed on this page: %v", p)
@@ -70,7 +81,11 @@ func HTMLToMarkdown(r io.Reader, contentType string, baseURL *url.URL) (doc Docu
 			baseURL = u
 		}
 	}
-	art, artTitle := article(root, baseURL)
+	var art *html.Node
+	var artTitle string
+	if articleFirst {
+		art, artTitle = article(root, baseURL)
+	}
 	doc.Title = metaTitle(root, artTitle)
 	body := findFirst(root, atom.Body)
 	if body == nil {

@@ -127,6 +127,8 @@ func FuzzMSG(f *testing.F) {
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		bounded(t, func() (string, error) { return safely(func() (string, error) { return msgConvert(context.Background(), data) }) })
+		bounded(t, func() (string, error) {
+			return safely(func() (string, error) { return msgConvert(context.Background(), data) })
+		})
 	})
 }
