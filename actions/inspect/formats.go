@@ -133,6 +133,10 @@ func (in *Inspector) convert(ctx context.Context, display, name string, data []b
 			fe.Name = name
 			return nil, fe
 		}
+		var ee *EngineError
+		if errors.As(err, &ee) {
+			return nil, fmt.Errorf("inspect: %s: %w", name, err)
+		}
 		return nil, &FormatError{Format: f.name, Name: name, Err: err}
 	}
 	out.text = tidy(out.text)

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
 
 	"deskpilot/actions/inspect"
@@ -178,5 +179,50 @@ func TestScannedPDF(t *testing.T) {
 	}
 	if !strings.Contains(m.text, "no text layer") {
 		t.Errorf("the model was not told the PDF is scanned: %q", m.text)
+	}
+}
+
+// TestPDFCancel: cancelling a read in the middle of a long PDF ends it
+// within a second (the PDFium instance is killed), and the engine reads the
+// next file as usual.
+func TestPDFCancel(t *testing.T) {
+	dir := filepath.Join(testdata(t), "pdf")
+	in := inspect.New(inspect.Options{Roots: []string{dir}, Home: t.TempDir(), PDF: pdfEngine, MaxChars: 1 << 30})
+	if _, err := pdfEngine.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	var cancelled time.Time
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		cancelled = time.Now()
+		cancel()
+	}()
+	_, err := in.Inspect(ctx, filepath.Join(dir, "long.pdf"), "")
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error = %v, want context.Canceled", err)
+	}
+	if late := time.Since(cancelled); late > 5*time.Second {
+		t.Errorf("the read ended %s after the cancel", late)
+	}
+	got, err := in.Inspect(t.Context(), filepath.Join(dir, "trivial-writer.pdf"), "")
+	if err != nil || !strings.Contains(got, "Lorem ipsum") {
+		t.Errorf("the engine did not recover: %v", err)
+	}
+}
+
+// TestPDFMemoryCap: an engine whose memory cap is below what PDFium needs
+// to start fails with an EngineError that says so — not a crash, and not a
+// claim that the file is corrupt.
+func TestPDFMemoryCap(t *testing.T) {
+	dir := filepath.Join(testdata(t), "pdf")
+	small := inspect.NewPDFEngine(inspect.PDFOptions{MaxMemory: 8 << 20})
+	defer small.Close()
+	in := inspect.New(inspect.Options{Roots: []string{dir}, Home: t.TempDir(), PDF: small})
+	_, err := in.Inspect(t.Context(), filepath.Join(dir, "trivial-writer.pdf"), "")
+	var ee *inspect.EngineError
+	var fe *inspect.FormatError
+	if !errors.As(err, &ee) || errors.As(err, &fe) || !strings.Contains(err.Error(), "over limit") {
+		t.Errorf("error = %v, want an EngineError about the memory limit", err)
 	}
 }

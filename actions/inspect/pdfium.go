@@ -163,6 +163,16 @@ type pdfDoc struct {
 	rendered    []image.Image
 }
 
+// EngineError reports the PDF engine failing to start or to serve a read:
+// a problem of this machine or configuration, not of the file.
+type EngineError struct{ Err error }
+
+// Error implements error.
+func (e *EngineError) Error() string { return "the PDF engine failed: " + e.Err.Error() }
+
+// Unwrap returns the cause.
+func (e *EngineError) Unwrap() error { return e.Err }
+
 // errEncrypted marks a PDF that needs a password.
 var errEncrypted = errors.New("the file is password-protected")
 
@@ -172,14 +182,14 @@ var errEncrypted = errors.New("the file is password-protected")
 func (e *PDFEngine) read(ctx context.Context, data []byte, req pdfRequest) (*pdfDoc, error) {
 	pool, err := e.instancePool()
 	if err != nil {
-		return nil, err
+		return nil, &EngineError{err}
 	}
 	inst, err := pool.GetInstanceWithContext(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("PDF engine: %w", err)
+		return nil, &EngineError{err}
 	}
 	type result struct {
 		doc *pdfDoc
@@ -276,11 +286,49 @@ func readDoc(ctx context.Context, inst pdfium.Pdfium, data []byte, req pdfReques
 // content stream, an image it cannot decode) reads as empty rather than
 // failing the document.
 func pageText(inst pdfium.Pdfium, page requests.Page) string {
+	if text, ok := hugePageText(inst, page); ok {
+		return text
+	}
 	res, err := inst.GetPageTextStructured(&requests.GetPageTextStructured{Page: page, Mode: requests.GetPageTextStructuredModeChars})
 	if err != nil || res == nil {
 		return ""
 	}
 	return layoutPage(segments(res.Chars))
+}
+
+// maxPageChars bounds the characters laid out on one page: placing each
+// costs calls into the engine, so a page with more (machine-made or hostile)
+// is read in PDFium's own order instead, cut at this many.
+const maxPageChars = 100_000
+
+// hugePageText reads a page with more than maxPageChars characters in one
+// call, without positions; ok is false for an ordinary page.
+func hugePageText(inst pdfium.Pdfium, page requests.Page) (string, bool) {
+	tp, err := inst.FPDFText_LoadPage(&requests.FPDFText_LoadPage{Page: page})
+	if err != nil {
+		return "", false
+	}
+	defer inst.FPDFText_ClosePage(&requests.FPDFText_ClosePage{TextPage: tp.TextPage})
+	count, err := inst.FPDFText_CountChars(&requests.FPDFText_CountChars{TextPage: tp.TextPage})
+	if err != nil || count.Count <= maxPageChars {
+		return "", false
+	}
+	res, err := inst.FPDFText_GetText(&requests.FPDFText_GetText{TextPage: tp.TextPage, StartIndex: 0, Count: maxPageChars})
+	if err != nil {
+		return "", false
+	}
+	text := strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n':
+			return r
+		case r == 2:
+			return '-'
+		case r < 0x20, r == 0x7f, r == 0xFFFE, r == 0xFFFF:
+			return -1
+		}
+		return r
+	}, res.Text)
+	return fmt.Sprintf("%s\n[This page holds %d characters; the first %d are shown, in the order the file stores them.]", text, count.Count, maxPageChars), true
 }
 
 // segments groups PDFium's characters, in its text order, into runs of text
