@@ -2,9 +2,9 @@ package inspect_test
 
 import (
 	"bytes"
+	"compress/zlib"
 	"context"
 	"errors"
-	"compress/zlib"
 	"fmt"
 	"os"
 	"path/filepath"
