@@ -256,6 +256,7 @@ func (in *Inspector) Inspect(ctx context.Context, path, question string) (string
 // a question about it. Opening and converting stop at MaxTime and when ctx
 // ends.
 func (in *Inspector) Read(ctx context.Context, req Request) (Result, error) {
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, in.opts.MaxTime)
 	defer cancel()
 	if req.Page < 0 {
@@ -264,7 +265,7 @@ func (in *Inspector) Read(ctx context.Context, req Request) (Result, error) {
 	req.Page = max(req.Page, 1)
 	f, err := in.load(ctx, req)
 	if err != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+		if parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return Result{}, fmt.Errorf("inspect: %s: reading took longer than the %s allowed for one file: %w", filepath.Base(req.Path), in.opts.MaxTime, context.DeadlineExceeded)
 		}
 		return Result{}, err

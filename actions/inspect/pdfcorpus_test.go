@@ -226,3 +226,22 @@ func TestPDFMemoryCap(t *testing.T) {
 		t.Errorf("error = %v, want an EngineError about the memory limit", err)
 	}
 }
+
+// TestPDFCancelDuringStart: a cancel while the engine is still starting
+// (compiling PDFium takes from one to many seconds) returns at once.
+func TestPDFCancelDuringStart(t *testing.T) {
+	dir := filepath.Join(testdata(t), "pdf")
+	fresh := inspect.NewPDFEngine(inspect.PDFOptions{})
+	defer fresh.Close()
+	in := inspect.New(inspect.Options{Roots: []string{dir}, Home: t.TempDir(), PDF: fresh})
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := in.Inspect(ctx, filepath.Join(dir, "trivial-writer.pdf"), "")
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("error = %v, want the caller's deadline", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("returned %s after a 20ms deadline", d)
+	}
+}

@@ -50,6 +50,7 @@ type PDFEngine struct {
 	opts PDFOptions
 
 	once    sync.Once
+	ready   chan struct{} // closed when starting is over
 	pool    pdfium.Pool
 	err     error
 	startup time.Duration
@@ -69,19 +70,32 @@ func NewPDFEngine(o PDFOptions) *PDFEngine {
 	return &PDFEngine{opts: o}
 }
 
-// Start starts the engine now rather than on the first PDF, and reports how
-// long starting took (the same figure on later calls).
+// Start starts the engine now rather than on the first PDF (call it in the
+// background at program start to hide the cost), waits until it is ready,
+// and reports how long starting took.
 func (e *PDFEngine) Start() (time.Duration, error) {
-	_, err := e.instancePool()
+	_, err := e.instancePool(context.Background())
 	return e.startup, err
 }
 
-func (e *PDFEngine) instancePool() (pdfium.Pool, error) {
+// instancePool starts the engine once, in the background, and waits for it
+// as long as ctx allows: a cancel during the seconds of compilation returns
+// at once (the compilation finishes for the next caller).
+func (e *PDFEngine) instancePool(ctx context.Context) (pdfium.Pool, error) {
 	e.once.Do(func() {
-		t0 := time.Now()
-		e.pool, e.err = e.start()
-		e.startup = time.Since(t0)
+		e.ready = make(chan struct{})
+		go func() {
+			defer close(e.ready)
+			t0 := time.Now()
+			e.pool, e.err = e.start()
+			e.startup = time.Since(t0)
+		}()
 	})
+	select {
+	case <-e.ready:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
@@ -131,8 +145,10 @@ func (e *PDFEngine) cacheDir() string {
 	return e.opts.CacheDir
 }
 
-// Close stops the engine; later reads fail.
+// Close stops the engine (waiting for a start under way); later reads fail.
 func (e *PDFEngine) Close() error {
+	e.once.Do(func() { e.ready = make(chan struct{}); close(e.ready) })
+	<-e.ready
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
@@ -180,8 +196,11 @@ var errEncrypted = errors.New("the file is password-protected")
 // pooled PDFium instance; when ctx ends first the instance is killed, so
 // cancellation ends even a hostile file within moments.
 func (e *PDFEngine) read(ctx context.Context, data []byte, req pdfRequest) (*pdfDoc, error) {
-	pool, err := e.instancePool()
+	pool, err := e.instancePool(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, &EngineError{err}
 	}
 	inst, err := pool.GetInstanceWithContext(ctx)
