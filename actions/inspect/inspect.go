@@ -1,19 +1,25 @@
 // Package inspect is deskpilot's file inspector: it turns a file into
-// markdown text the model can read — plain text, Markdown, CSV/TSV (as a
-// table), JSON, XML, HTML, PDF (text in reading order with page markers),
-// DOCX (headings, lists, tables, links), XLSX (one table per sheet), PPTX (one
-// section per slide, with notes), ZIP (a listing; members are read through
-// "archive.zip/member" paths) and images (size and format, and through the
-// injected model a caption or an answer). With a question, the text goes to
-// the model (Options.Ask) and its answer comes back.
+// markdown text the model can read — plain text in any common encoding,
+// Markdown, CSV/TSV (as a table), JSON, XML, RSS/Atom (a list of items),
+// HTML, PDF (text in reading order with page markers), DOCX (headings,
+// lists, tables, links, comments, equations), XLSX (one table per sheet),
+// PPTX (one section per slide, with notes and charts as tables), EPUB
+// (chapters in order), Jupyter notebooks, Outlook messages, ZIP (a listing
+// and its first members inline; any member through "archive.zip/member")
+// and images (size and format, and through the injected model a caption or
+// an answer). With a question, the text goes to the model (Options.Ask) and
+// its answer comes back. docs/formats.md says how well each format is read.
 //
-// Libraries are used where they are well kept: excelize for XLSX,
-// JohannesKaufmann/html-to-markdown (through actions/browser) for HTML,
-// ledongthuc/pdf for parsing PDF (the line layout is ours). DOCX and PPTX are
-// read by hand with archive/zip and encoding/xml: they are zips of XML, the
-// text lives in a handful of well-documented elements, and no pure-Go library
-// for them is both maintained and free of cgo or licence strings; a small
-// streaming reader is also easy to fuzz and to bound.
+// PDFs are read by PDFium compiled to WebAssembly (klippa-app/go-pdfium,
+// run by wazero: pure Go, no cgo), started once per PDFEngine and pooled;
+// the reading order (columns apart, paragraphs, hyphenation) is laid out
+// here from PDFium's characters. Other libraries are used where they are
+// well kept: excelize for XLSX, richardlehane/mscfb for Outlook's compound
+// files, gogs/chardet (ICU's detector) with golang.org/x/text for legacy
+// encodings, actions/browser for HTML. DOCX and PPTX are read by hand with
+// archive/zip and encoding/xml: they are zips of XML, the text lives in a
+// handful of well-documented elements, and a small streaming reader is easy
+// to fuzz and to bound.
 //
 // Paths are checked before anything is read: symlinks are resolved, the file
 // must lie inside an allowed root (the user's home and the run's downloads

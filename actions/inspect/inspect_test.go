@@ -116,7 +116,6 @@ Two new ovens are needed
 | Mixer | 2500 |`},
 		{"paper.pdf", `<!-- Page 1 of 3 -->
 Field Notes on River Otters
-
 Otters were counted at three sites along the Tagus in spring 2023.
 
 The largest group had seven animals.

@@ -305,8 +305,20 @@ func readDoc(ctx context.Context, inst pdfium.Pdfium, data []byte, req pdfReques
 // content stream, an image it cannot decode) reads as empty rather than
 // failing the document.
 func pageText(inst pdfium.Pdfium, page requests.Page) string {
-	if text, ok := hugePageText(inst, page); ok {
-		return text
+	tp, err := inst.FPDFText_LoadPage(&requests.FPDFText_LoadPage{Page: page})
+	if err != nil {
+		return ""
+	}
+	defer inst.FPDFText_ClosePage(&requests.FPDFText_ClosePage{TextPage: tp.TextPage})
+	count, err := inst.FPDFText_CountChars(&requests.FPDFText_CountChars{TextPage: tp.TextPage})
+	if err != nil || count.Count <= 0 {
+		return ""
+	}
+	if count.Count > maxPageChars {
+		return hugePageText(inst, tp.TextPage, count.Count)
+	}
+	if boxes, ok := wordSegments(inst, tp.TextPage, count.Count); ok {
+		return layoutPage(boxes)
 	}
 	res, err := inst.GetPageTextStructured(&requests.GetPageTextStructured{Page: page, Mode: requests.GetPageTextStructuredModeChars})
 	if err != nil || res == nil {
@@ -315,26 +327,78 @@ func pageText(inst pdfium.Pdfium, page requests.Page) string {
 	return layoutPage(segments(res.Chars))
 }
 
+// wordSegments reads a page's text in one call and asks PDFium for the
+// boxes of the first and last character of each word only — a tenth of the
+// calls of asking for every character — then groups the words into runs as
+// segments does. ok is false when the text does not map one character to
+// one rune (then the caller asks per character).
+func wordSegments(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, n int) ([]box, bool) {
+	res, err := inst.FPDFText_GetText(&requests.FPDFText_GetText{TextPage: tp, StartIndex: 0, Count: n})
+	if err != nil {
+		return nil, false
+	}
+	runes := []rune(strings.TrimRight(res.Text, "\x00"))
+	if len(runes) != n {
+		return nil, false
+	}
+	charBox := func(i int) (float64, float64, float64, float64, bool) {
+		// The loose box spans the font's ascent to descent: every word of a
+		// line gets the same height, which keeps line and paragraph gaps
+		// apart.
+		cb, err := inst.FPDFText_GetLooseCharBox(&requests.FPDFText_GetLooseCharBox{TextPage: tp, Index: i})
+		if err != nil {
+			return 0, 0, 0, 0, false
+		}
+		rc := cb.Rect
+		l, r, t, b := float64(rc.Left), float64(rc.Right), float64(rc.Top), float64(rc.Bottom)
+		return min(l, r), max(t, b), max(l, r), min(t, b), true
+	}
+	var chars []*responses.GetPageTextStructuredChar
+	for i := 0; i < len(runes); {
+		if isBreak(runes[i]) {
+			chars = append(chars, &responses.GetPageTextStructuredChar{Text: string(runes[i])})
+			i++
+			continue
+		}
+		j := i
+		for j < len(runes) && !isBreak(runes[j]) {
+			j++
+		}
+		l1, t1, r1, b1, ok1 := charBox(i)
+		l2, t2, r2, b2, ok2 := charBox(j - 1)
+		if !ok1 || !ok2 {
+			return nil, false
+		}
+		if t2 < b1 || t1 < b2 || l2 < l1-(t1-b1) {
+			// The word is not on one line left to right: place it by its
+			// first character only.
+			l2, t2, r2, b2 = l1, t1, r1, b1
+		}
+		w := string(runes[i:j])
+		chars = append(chars, &responses.GetPageTextStructuredChar{Text: w, PointPosition: responses.CharPosition{
+			Left: min(l1, l2), Right: max(r1, r2), Top: max(t1, t2), Bottom: min(b1, b2),
+		}})
+		i = j
+	}
+	return segments(chars), true
+}
+
+// isBreak reports the characters that separate words in PDFium's text.
+func isBreak(r rune) bool {
+	return r == ' ' || r == '\r' || r == '\n' || r == '\t' || r == '\u00a0'
+}
+
 // maxPageChars bounds the characters laid out on one page: placing each
 // costs calls into the engine, so a page with more (machine-made or hostile)
 // is read in PDFium's own order instead, cut at this many.
 const maxPageChars = 100_000
 
-// hugePageText reads a page with more than maxPageChars characters in one
-// call, without positions; ok is false for an ordinary page.
-func hugePageText(inst pdfium.Pdfium, page requests.Page) (string, bool) {
-	tp, err := inst.FPDFText_LoadPage(&requests.FPDFText_LoadPage{Page: page})
+// hugePageText reads a page of more than maxPageChars characters in one
+// call, without positions, cut at maxPageChars.
+func hugePageText(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, n int) string {
+	res, err := inst.FPDFText_GetText(&requests.FPDFText_GetText{TextPage: tp, StartIndex: 0, Count: maxPageChars})
 	if err != nil {
-		return "", false
-	}
-	defer inst.FPDFText_ClosePage(&requests.FPDFText_ClosePage{TextPage: tp.TextPage})
-	count, err := inst.FPDFText_CountChars(&requests.FPDFText_CountChars{TextPage: tp.TextPage})
-	if err != nil || count.Count <= maxPageChars {
-		return "", false
-	}
-	res, err := inst.FPDFText_GetText(&requests.FPDFText_GetText{TextPage: tp.TextPage, StartIndex: 0, Count: maxPageChars})
-	if err != nil {
-		return "", false
+		return ""
 	}
 	text := strings.Map(func(r rune) rune {
 		switch {
@@ -347,7 +411,7 @@ func hugePageText(inst pdfium.Pdfium, page requests.Page) (string, bool) {
 		}
 		return r
 	}, res.Text)
-	return fmt.Sprintf("%s\n[This page holds %d characters; the first %d are shown, in the order the file stores them.]", text, count.Count, maxPageChars), true
+	return fmt.Sprintf("%s\n[This page holds %d characters; the first %d are shown, in the order the file stores them.]", text, n, maxPageChars)
 }
 
 // segments groups PDFium's characters, in its text order, into runs of text

@@ -266,7 +266,7 @@ func (l *layout) render() string {
 			gaps = append(gaps, g)
 		}
 	}
-	para := 0.6 * l.unit
+	para := 0.4 * l.unit
 	if len(gaps) > 2 {
 		sort.Float64s(gaps)
 		para = max(para, 1.6*gaps[len(gaps)/2])
