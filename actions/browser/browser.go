@@ -1,12 +1,16 @@
 // Package browser is deskpilot's text web browser: the research half of the
 // agent's tools next to the file inspector. It fetches pages over HTTP(S),
-// renders HTML as markdown (main content, links kept, scripts and chrome
-// dropped) and shows it like a terminal pager — a header (Address, Title,
-// Viewport position) and one viewport of text — with page up/down, find on
-// page (case-insensitive, "*" wildcard, wrapping), web search through
+// renders HTML as markdown — the article first (Mozilla Readability's
+// algorithm, through readeck/go-readability), then the rest of the page —
+// and shows it like a terminal pager: a header (Address, Title, Viewport
+// position), one viewport of text, and the viewport's links as numbered
+// references ("[label][3]", with the sites in a footer; visit_page("[3]")
+// follows one), so addresses do not crowd the text. It has page up/down,
+// find on page (case-insensitive, "*" wildcard, wrapping), web search through
 // pluggable backends (DuckDuckGo's HTML page, SearXNG, Brave, Serper) and the
-// Wayback Machine. Responses that are not HTML or text are saved to the
-// downloads folder and opened through an injected inspector.
+// Wayback Machine; search engines' redirect links are decoded to their
+// targets. Responses that are not HTML or text are saved to the downloads
+// folder and opened through an injected inspector.
 //
 // Safety: only http and https are fetched; for every connection, including
 // each redirect hop, the host is resolved and every address it resolves to is
