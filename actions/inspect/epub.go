@@ -22,9 +22,53 @@ func epubConvert(ctx context.Context, data []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	book, err := readOPF(p)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	if book.title != "" {
+		fmt.Fprintf(&b, "# %s", book.title)
+		if book.authors != "" {
+			fmt.Fprintf(&b, "\n\nBy %s", book.authors)
+		}
+	}
+	for i, href := range book.spine {
+		if i == maxChapters || b.Len() > maxOutput {
+			b.WriteString("\n\n[The book is too long; the rest was not read.]")
+			break
+		}
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		part, err := p.part(strings.SplitN(href, "#", 2)[0])
+		if err != nil {
+			continue
+		}
+		doc, err := browser.HTMLBodyToMarkdown(bytes.NewReader(part), "", nil)
+		if err != nil || strings.TrimSpace(doc.Text) == "" {
+			continue
+		}
+		fmt.Fprintf(&b, "\n\n<!-- Chapter %d of %d: %s -->\n%s", i+1, len(book.spine), path.Base(href), doc.Text)
+	}
+	if b.Len() == 0 {
+		return "", errors.New("the book has no readable chapters")
+	}
+	return b.String(), nil
+}
+
+// epubBook is what the package document says about a book.
+type epubBook struct {
+	title, authors string
+	spine          []string // part names of the chapters, in reading order
+}
+
+// readOPF finds the package document through META-INF/container.xml and
+// reads the title, the authors and the spine.
+func readOPF(p *pkg) (epubBook, error) {
 	container, err := p.part("META-INF/container.xml")
 	if err != nil {
-		return "", fmt.Errorf("not an EPUB: %w", err)
+		return epubBook{}, fmt.Errorf("not an EPUB: %w", err)
 	}
 	var c struct {
 		Rootfiles []struct {
@@ -32,12 +76,12 @@ func epubConvert(ctx context.Context, data []byte) (string, error) {
 		} `xml:"rootfiles>rootfile"`
 	}
 	if err := xml.Unmarshal(container, &c); err != nil || len(c.Rootfiles) == 0 {
-		return "", errors.New("META-INF/container.xml names no package document")
+		return epubBook{}, errors.New("META-INF/container.xml names no package document")
 	}
 	opfPath := strings.TrimPrefix(c.Rootfiles[0].Path, "/")
 	opfData, err := p.part(opfPath)
 	if err != nil {
-		return "", err
+		return epubBook{}, err
 	}
 	var opf struct {
 		Title    []string `xml:"metadata>title"`
@@ -52,7 +96,7 @@ func epubConvert(ctx context.Context, data []byte) (string, error) {
 		} `xml:"spine>itemref"`
 	}
 	if err := newDecoder(opfData).Decode(&opf); err != nil {
-		return "", fmt.Errorf("%s: %w", opfPath, err)
+		return epubBook{}, fmt.Errorf("%s: %w", opfPath, err)
 	}
 	hrefs := map[string]string{}
 	for _, m := range opf.Manifest {
@@ -60,37 +104,15 @@ func epubConvert(ctx context.Context, data []byte) (string, error) {
 			hrefs[m.ID] = path.Join(path.Dir(opfPath), m.Href)
 		}
 	}
-	var b strings.Builder
+	var book epubBook
 	if len(opf.Title) > 0 {
-		fmt.Fprintf(&b, "# %s", oneLineText(opf.Title[0]))
-		if len(opf.Creator) > 0 {
-			fmt.Fprintf(&b, "\n\nBy %s", oneLineText(strings.Join(opf.Creator, ", ")))
+		book.title = oneLineText(opf.Title[0])
+	}
+	book.authors = oneLineText(strings.Join(opf.Creator, ", "))
+	for _, it := range opf.Spine {
+		if href, ok := hrefs[it.IDRef]; ok {
+			book.spine = append(book.spine, href)
 		}
 	}
-	for i, it := range opf.Spine {
-		if i == maxChapters || b.Len() > maxOutput {
-			b.WriteString("\n\n[The book is too long; the rest was not read.]")
-			break
-		}
-		if ctx.Err() != nil {
-			return "", ctx.Err()
-		}
-		href, ok := hrefs[it.IDRef]
-		if !ok {
-			continue
-		}
-		part, err := p.part(strings.SplitN(href, "#", 2)[0])
-		if err != nil {
-			continue
-		}
-		doc, err := browser.HTMLBodyToMarkdown(bytes.NewReader(part), "", nil)
-		if err != nil || strings.TrimSpace(doc.Text) == "" {
-			continue
-		}
-		fmt.Fprintf(&b, "\n\n<!-- Chapter %d of %d: %s -->\n%s", i+1, len(opf.Spine), path.Base(href), doc.Text)
-	}
-	if b.Len() == 0 {
-		return "", errors.New("the book has no readable chapters")
-	}
-	return b.String(), nil
+	return book, nil
 }

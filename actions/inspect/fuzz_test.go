@@ -100,7 +100,9 @@ func FuzzPDF(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		bounded(t, func() (string, error) {
-			doc, err := fuzzEngine.read(context.Background(), data, pdfRequest{first: 1, budget: 1 << 20})
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			doc, err := fuzzEngine.read(ctx, data, pdfRequest{first: 1, budget: 1 << 20})
 			if err != nil {
 				return "", err
 			}

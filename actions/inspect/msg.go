@@ -40,52 +40,11 @@ var substg = regexp.MustCompile(`^__substg1\.0_([0-9A-Fa-f]{4})([0-9A-Fa-f]{4})$
 // properties): From, To, Cc, Date and Subject, the attachments' names, then
 // the plain-text body (or the HTML body as markdown).
 func msgConvert(_ context.Context, data []byte) (string, error) {
-	r, err := mscfb.New(bytes.NewReader(data))
+	m, err := readMsg(data)
 	if err != nil {
 		return "", err
 	}
-	props := map[int]string{}
-	attach := map[string][2]string{} // storage -> long, short name
-	var order []string
-	var submit time.Time
-	for e, err := r.Next(); err == nil; e, err = r.Next() {
-		if e.Size > maxMsgStream {
-			continue
-		}
-		top := len(e.Path) == 0
-		inAttach := len(e.Path) == 1 && strings.HasPrefix(e.Path[0], "__attach_version1.0_")
-		if top && e.Name == "__properties_version1.0" {
-			submit = msgSubmitTime(e)
-			continue
-		}
-		m := substg.FindStringSubmatch(e.Name)
-		if m == nil || !(top || inAttach) {
-			continue
-		}
-		var id, typ int
-		fmt.Sscanf(m[1], "%x", &id)
-		fmt.Sscanf(m[2], "%x", &typ)
-		buf := make([]byte, e.Size)
-		if _, err := io.ReadFull(e, buf); err != nil {
-			continue
-		}
-		val := msgString(buf, typ)
-		switch {
-		case inAttach && (id == propAttachLong || id == propAttachShort):
-			names, ok := attach[e.Path[0]]
-			if !ok {
-				order = append(order, e.Path[0])
-			}
-			if id == propAttachLong {
-				names[0] = val
-			} else {
-				names[1] = val
-			}
-			attach[e.Path[0]] = names
-		case top:
-			props[id] = val
-		}
-	}
+	props := m.props
 	if props[propSubject] == "" && props[propBody] == "" && props[propBodyHTML] == "" {
 		return "", errors.New("no subject or body: not an Outlook message")
 	}
@@ -95,23 +54,17 @@ func msgConvert(_ context.Context, data []byte) (string, error) {
 	if email := props[propSenderEmail]; email != "" && email != from {
 		from = strings.TrimSpace(from + " <" + email + ">")
 	}
-	date := ""
-	if !submit.IsZero() {
-		date = submit.UTC().Format("2006-01-02 15:04 MST")
-	} else if h := headerField(props[propHeaders], "Date"); h != "" {
-		date = h
+	date := headerField(props[propHeaders], "Date")
+	if !m.submit.IsZero() {
+		date = m.submit.UTC().Format("2006-01-02 15:04 MST")
 	}
 	for _, f := range [][2]string{{"From", from}, {"To", props[propDisplayTo]}, {"Cc", props[propDisplayCc]}, {"Date", date}} {
 		if v := oneLineText(f[1]); v != "" {
 			fmt.Fprintf(&b, "\n%s: %s", f[0], v)
 		}
 	}
-	var attachments []string
-	for _, st := range order {
-		attachments = append(attachments, firstOf(attach[st][0], attach[st][1]))
-	}
-	if len(attachments) > 0 {
-		fmt.Fprintf(&b, "\nAttachments: %s", strings.Join(dedupe(attachments), ", "))
+	if len(m.attachments) > 0 {
+		fmt.Fprintf(&b, "\nAttachments: %s", strings.Join(dedupe(m.attachments), ", "))
 	}
 	body := strings.TrimSpace(props[propBody])
 	if body == "" && props[propBodyHTML] != "" {
@@ -123,6 +76,73 @@ func msgConvert(_ context.Context, data []byte) (string, error) {
 		b.WriteString("\n\n" + body)
 	}
 	return b.String(), nil
+}
+
+// msgFile is what is read of a .msg: the top-level string properties, the
+// attachments' names (long name, else short) and the submit time.
+type msgFile struct {
+	props       map[int]string
+	attachments []string
+	submit      time.Time
+}
+
+func readMsg(data []byte) (*msgFile, error) {
+	r, err := mscfb.New(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	m := &msgFile{props: map[int]string{}}
+	attach := map[string][2]string{} // storage -> long, short name
+	var order []string
+	for e, err := r.Next(); err == nil; e, err = r.Next() {
+		top := len(e.Path) == 0
+		inAttach := len(e.Path) == 1 && strings.HasPrefix(e.Path[0], "__attach_version1.0_")
+		if e.Size > maxMsgStream || !(top || inAttach) {
+			continue
+		}
+		if top && e.Name == "__properties_version1.0" {
+			m.submit = msgSubmitTime(e)
+			continue
+		}
+		id, val, ok := msgProperty(e)
+		switch {
+		case !ok:
+		case inAttach && (id == propAttachLong || id == propAttachShort):
+			names, seen := attach[e.Path[0]]
+			if !seen {
+				order = append(order, e.Path[0])
+			}
+			if id == propAttachLong {
+				names[0] = val
+			} else {
+				names[1] = val
+			}
+			attach[e.Path[0]] = names
+		case top:
+			m.props[id] = val
+		}
+	}
+	for _, st := range order {
+		m.attachments = append(m.attachments, firstOf(attach[st][0], attach[st][1]))
+	}
+	return m, nil
+}
+
+// msgProperty reads a "__substg1.0_IIIITTTT" stream: the property id and
+// its value as text.
+func msgProperty(e *mscfb.File) (int, string, bool) {
+	sub := substg.FindStringSubmatch(e.Name)
+	if sub == nil {
+		return 0, "", false
+	}
+	var id, typ int
+	fmt.Sscanf(sub[1], "%x", &id)
+	fmt.Sscanf(sub[2], "%x", &typ)
+	buf := make([]byte, e.Size)
+	if _, err := io.ReadFull(e, buf); err != nil {
+		return 0, "", false
+	}
+	return id, msgString(buf, typ), true
 }
 
 // msgString decodes a property value: UTF-16LE strings (type 001F), 8-bit

@@ -98,24 +98,9 @@ func linear(n *mnode) string {
 		}
 		return "√" + group(linear(n.kid("e")))
 	case "nary":
-		op := prop(n, "naryPr", "chr", "∫")
-		s := op
-		if sub := linear(n.kid("sub")); sub != "" {
-			s += "_" + group(sub)
-		}
-		if sup := linear(n.kid("sup")); sup != "" {
-			s += "^" + group(sup)
-		}
-		return s + " " + linear(n.kid("e"))
+		return nary(n)
 	case "d":
-		beg, end, sep := prop(n, "dPr", "begChr", "("), prop(n, "dPr", "endChr", ")"), prop(n, "dPr", "sepChr", "|")
-		var parts []string
-		for _, k := range n.kids {
-			if k.name == "e" {
-				parts = append(parts, linear(k))
-			}
-		}
-		return beg + strings.Join(parts, sep) + end
+		return prop(n, "dPr", "begChr", "(") + strings.Join(linearAll(n, "e"), prop(n, "dPr", "sepChr", "|")) + prop(n, "dPr", "endChr", ")")
 	case "func":
 		return linear(n.kid("fName")) + " " + linear(n.kid("e"))
 	case "limLow":
@@ -127,26 +112,13 @@ func linear(n *mnode) string {
 	case "m":
 		var rows []string
 		for _, r := range n.kids {
-			if r.name != "mr" {
-				continue
+			if r.name == "mr" {
+				rows = append(rows, "["+strings.Join(linearAll(r, "e"), ", ")+"]")
 			}
-			var cells []string
-			for _, c := range r.kids {
-				if c.name == "e" {
-					cells = append(cells, linear(c))
-				}
-			}
-			rows = append(rows, "["+strings.Join(cells, ", ")+"]")
 		}
 		return "[" + strings.Join(rows, ", ") + "]"
 	case "eqArr":
-		var lines []string
-		for _, k := range n.kids {
-			if k.name == "e" {
-				lines = append(lines, linear(k))
-			}
-		}
-		return strings.Join(lines, "; ")
+		return strings.Join(linearAll(n, "e"), "; ")
 	}
 	if strings.HasSuffix(n.name, "Pr") {
 		return "" // properties, not content
@@ -156,6 +128,29 @@ func linear(n *mnode) string {
 		b.WriteString(linear(k))
 	}
 	return b.String()
+}
+
+// nary is a sum, product or integral: "∑_(i=1)^n x".
+func nary(n *mnode) string {
+	s := prop(n, "naryPr", "chr", "∫")
+	if sub := linear(n.kid("sub")); sub != "" {
+		s += "_" + group(sub)
+	}
+	if sup := linear(n.kid("sup")); sup != "" {
+		s += "^" + group(sup)
+	}
+	return s + " " + linear(n.kid("e"))
+}
+
+// linearAll is the linear text of each child named name.
+func linearAll(n *mnode, name string) []string {
+	var out []string
+	for _, k := range n.kids {
+		if k.name == name {
+			out = append(out, linear(k))
+		}
+	}
+	return out
 }
 
 // group puts a multi-character operand in parentheses.
