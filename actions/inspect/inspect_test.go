@@ -163,6 +163,7 @@ The survey will be repeated in 2025.`},
 func TestCorruptFiles(t *testing.T) {
 	in, dir := fixtures(t, inspect.Options{})
 	cases := []struct{ file, format, want string }{
+		{"truncated.pdf", "pdf", "pdf: file is corrupt or truncated: truncated.pdf: not a PDF file, or damaged beyond repair"},
 		{"garbage.pdf", "pdf", "pdf: file is corrupt or truncated: garbage.pdf: not a PDF file, or damaged beyond repair"},
 		{"truncated.docx", "docx", "docx: file is corrupt or truncated: truncated.docx: not a valid zip package: zip: not a valid zip file"},
 		{"badxml.docx", "docx", "docx: file is corrupt or truncated: badxml.docx: XML syntax error on line 1: unexpected EOF"},
