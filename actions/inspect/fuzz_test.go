@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -88,8 +89,9 @@ func FuzzPPTX(f *testing.F) {
 	})
 }
 
-// fuzzEngine is the PDF engine the fuzzers share (it starts once).
-var fuzzEngine = NewPDFEngine(PDFOptions{})
+// fuzzEngine is the PDF engine the fuzzers share (it starts once), with
+// its compiled code cached outside the user's own cache.
+var fuzzEngine = NewPDFEngine(PDFOptions{CacheDir: filepath.Join(os.TempDir(), "deskpilot-test-pdfium")})
 
 // FuzzPDF feeds arbitrary bytes to PDFium and the page layout; failures must
 // come back as errors, within bounded time. Seeds live in testdata/fuzz/FuzzPDF.

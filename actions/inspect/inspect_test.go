@@ -20,9 +20,13 @@ func testdata(t *testing.T) string {
 	return p
 }
 
+// testCache keeps PDFium's compiled code between test runs, outside the
+// user's own cache: compiling it takes from seconds to half a minute.
+var testCache = filepath.Join(os.TempDir(), "deskpilot-test-pdfium")
+
 // pdfEngine is the PDF engine every test shares: it starts once per test
-// binary (seconds when its compilation cache is cold).
-var pdfEngine = inspect.NewPDFEngine(inspect.PDFOptions{})
+// binary.
+var pdfEngine = inspect.NewPDFEngine(inspect.PDFOptions{CacheDir: testCache})
 
 // fixtures returns an inspector allowed to read the fixtures.
 func fixtures(t *testing.T, o inspect.Options) (*inspect.Inspector, string) {

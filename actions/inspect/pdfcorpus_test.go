@@ -231,7 +231,7 @@ func TestPDFMemoryCap(t *testing.T) {
 // (compiling PDFium takes from one to many seconds) returns at once.
 func TestPDFCancelDuringStart(t *testing.T) {
 	dir := filepath.Join(testdata(t), "pdf")
-	fresh := inspect.NewPDFEngine(inspect.PDFOptions{})
+	fresh := inspect.NewPDFEngine(inspect.PDFOptions{CacheDir: testCache})
 	defer fresh.Close()
 	in := inspect.New(inspect.Options{Roots: []string{dir}, Home: t.TempDir(), PDF: fresh})
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
