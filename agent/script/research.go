@@ -96,12 +96,35 @@ func inspectTool(in *inspect.Inspector) Tool {
 		if err := a.Err(); err != nil {
 			return "", err
 		}
+		page, err := pageArg(c, a)
+		if err != nil {
+			return "", err
+		}
 		summarize := summarizeFile
 		if strings.TrimSpace(q) != "" {
 			summarize = func(s string) string { return "answered: " + firstLine(s, 80) }
 		}
-		return netCall(c, summarize, func(ctx context.Context) (string, error) { return in.Inspect(ctx, path, q) })
+		return netCall(c, summarize, func(ctx context.Context) (string, error) {
+			r, err := in.Read(ctx, inspect.Request{Path: path, Question: q, Page: page})
+			return r.Text, err
+		})
 	})
+}
+
+// pageArg reads inspect_file's page: a whole number from 1 (None means 1).
+func pageArg(c *Call, a *Args) (int, error) {
+	if a.IsNone("page") {
+		return 1, nil
+	}
+	v, ok := a.Value("page").(starlark.Int)
+	if !ok {
+		return 0, fmt.Errorf("%s: page must be a whole number like 2; got %s", c.Name, typeName(a.Value("page")))
+	}
+	n, ok := v.Int64()
+	if !ok || n < 1 || n > 1_000_000 {
+		return 0, fmt.Errorf("%s: page %s is not a page number; pages start at 1", c.Name, v)
+	}
+	return int(n), nil
 }
 
 // textTool binds the catalogue's builtin name to a body that binds the
@@ -289,8 +312,8 @@ func summarizeArchive(s string) string {
 
 func summarizeFile(s string) string {
 	n := utf8.RuneCountInString(s)
-	if strings.Contains(s, "[Truncated: ") {
-		return fmt.Sprintf("%d characters (truncated)", n)
+	if strings.Contains(s, "Read on with inspect_file(") {
+		return fmt.Sprintf("%d characters (more to read)", n)
 	}
 	return fmt.Sprintf("%d characters", n)
 }
