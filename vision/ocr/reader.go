@@ -148,6 +148,9 @@ func (r *Reader) Read(ctx context.Context, frame *image.RGBA) (*Text, error) {
 	if b.Dx() > MaxSide || b.Dy() > MaxSide {
 		return nil, fmt.Errorf("ocr: read: frame %dx%d is larger than %dx%d", b.Dx(), b.Dy(), MaxSide, MaxSide)
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if err := r.start(ctx); err != nil {
 		return nil, err
 	}
@@ -430,4 +433,11 @@ func area(r image.Rectangle) int { return r.Dx() * r.Dy() }
 
 func isContextErr(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// resetCache forgets everything read (benchmarks of fresh reads).
+func (r *Reader) resetCache() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.cache = newLRU(r.opts.CacheEntries)
 }
