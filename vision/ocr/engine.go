@@ -15,8 +15,10 @@ var ErrUnavailable = errors.New("OCR unavailable")
 // engine is used by one goroutine at a time; the Reader gives each worker its
 // own.
 type engine interface {
-	// recognize returns the words of img with boxes in img's pixels.
-	recognize(img *image.Gray) ([]rawWord, error)
+	// recognize returns the words of img with boxes in img's pixels; scale
+	// says how much img was enlarged from screen pixels (Tesseract's size
+	// thresholds depend on it).
+	recognize(img *image.Gray, scale float64) ([]rawWord, error)
 	// close frees the engine.
 	close()
 }

@@ -2,6 +2,7 @@ package ocr
 
 import (
 	"image"
+	"math"
 )
 
 // cellSize is the side, in frame pixels, of the square cells whose dominant
@@ -165,27 +166,28 @@ func abs(v int) int {
 	return v
 }
 
-// upscale returns the part r of src enlarged scale times with bilinear
-// interpolation (sampling at pixel centres, edges repeated), with its origin
-// at (0, 0), so that small UI fonts reach the x-height Tesseract expects.
-func upscale(src *image.Gray, r image.Rectangle, scale int) *image.Gray {
+// upscale returns the part r of src enlarged by scale (at least 1) with
+// bilinear interpolation (sampling at pixel centres, edges repeated), with its
+// origin at (0, 0), so that small UI fonts reach the x-height Tesseract
+// expects.
+func upscale(src *image.Gray, r image.Rectangle, scale float64) *image.Gray {
 	r = r.Intersect(src.Rect)
+	scale = max(scale, 1)
 	w, h := r.Dx(), r.Dy()
-	dw, dh := w*scale, h*scale
+	dw, dh := int(float64(w)*scale+0.5), int(float64(h)*scale+0.5)
 	dst := image.NewGray(image.Rect(0, 0, dw, dh))
-	// Destination pixel i samples the source at (2i + 1 - scale) / (2*scale):
-	// integer weights out of den = 2*scale.
-	den := 2 * scale
+	if w == 0 || h == 0 {
+		return dst
+	}
+	// Destination pixel i samples the source at (i + 0.5) / scale - 0.5,
+	// between pixels i0 and i1 with weight f/256 on i1.
 	type tap struct{ i0, i1, f int }
 	taps := func(n, dn int) []tap {
 		t := make([]tap, dn)
 		for i := range dn {
-			p := 2*i + 1 - scale
-			i0 := p / den
-			if p < 0 {
-				i0 = -1
-			}
-			f := p - i0*den
+			p := (float64(i)+0.5)*float64(n)/float64(dn) - 0.5
+			i0 := int(math.Floor(p))
+			f := int((p - float64(i0)) * 256)
 			t[i] = tap{min(max(i0, 0), n-1), min(max(i0+1, 0), n-1), f}
 		}
 		return t
@@ -196,9 +198,9 @@ func upscale(src *image.Gray, r image.Rectangle, scale int) *image.Gray {
 		r1 := src.Pix[src.PixOffset(r.Min.X, r.Min.Y+ty.i1):][:w]
 		out := dst.Pix[y*dst.Stride:][:dw]
 		for x, tx := range xs {
-			top := int(r0[tx.i0])*(den-tx.f) + int(r0[tx.i1])*tx.f
-			bot := int(r1[tx.i0])*(den-tx.f) + int(r1[tx.i1])*tx.f
-			out[x] = uint8((top*(den-ty.f) + bot*ty.f + den*den/2) / (den * den))
+			top := int(r0[tx.i0])*(256-tx.f) + int(r0[tx.i1])*tx.f
+			bot := int(r1[tx.i0])*(256-tx.f) + int(r1[tx.i1])*tx.f
+			out[x] = uint8((top*(256-ty.f) + bot*ty.f + 1<<15) >> 16)
 		}
 	}
 	return dst

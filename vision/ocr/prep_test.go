@@ -67,13 +67,14 @@ func TestPrepareRemovesRules(t *testing.T) {
 func TestUpscale(t *testing.T) {
 	src := image.NewGray(image.Rect(0, 0, 4, 2))
 	copy(src.Pix, []uint8{0, 0, 255, 255, 0, 0, 255, 255})
-	for _, scale := range []int{1, 2, 3} {
+	for _, scale := range []float64{1, 1.5, 2, 3} {
 		g := upscale(src, src.Rect, scale)
-		if g.Rect != image.Rect(0, 0, 4*scale, 2*scale) {
-			t.Fatalf("scale %d: size %v", scale, g.Rect)
+		w, h := int(4*scale+0.5), int(2*scale+0.5)
+		if g.Rect != image.Rect(0, 0, w, h) {
+			t.Fatalf("scale %v: size %v", scale, g.Rect)
 		}
-		if g.GrayAt(0, 0).Y != 0 || g.GrayAt(4*scale-1, 2*scale-1).Y != 255 {
-			t.Errorf("scale %d: corners %d, %d", scale, g.GrayAt(0, 0).Y, g.GrayAt(4*scale-1, 0).Y)
+		if g.GrayAt(0, 0).Y != 0 || g.GrayAt(w-1, h-1).Y != 255 {
+			t.Errorf("scale %v: corners %d, %d", scale, g.GrayAt(0, 0).Y, g.GrayAt(w-1, h-1).Y)
 		}
 	}
 	// A sub-rectangle is read from its own origin.

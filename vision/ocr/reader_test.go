@@ -13,6 +13,7 @@ import (
 
 	"deskpilot/actions"
 	"deskpilot/internal/testapps"
+	"deskpilot/vision"
 )
 
 // An Xaw xmessage has no accessibility and draws its labels in a small
@@ -21,17 +22,19 @@ import (
 // output proves which button was pressed.
 func TestXmessageClickCharlie(t *testing.T) {
 	k := startDesk(t, 1366, 768)
+	blank := k.settled(t)
 	app, err := k.d.StartApp(t.Context(), "xmessage", "-buttons", "Alpha,Bravo,Charlie", "-print",
 		"Pick one of the buttons below, please.")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = app.Stop() })
-	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-	defer cancel()
-	if _, err := k.d.WaitWindow(ctx, "xmessage"); err != nil {
-		t.Fatal(err)
-	}
+	// Wait for the window's pixels rather than the window manager's client
+	// list, which under load sometimes never listed xmessage.
+	waitFor(t, "xmessage's window", func() bool {
+		img, err := k.screen.Capture(t.Context(), image.Rectangle{})
+		return err == nil && vision.DiffFraction(blank, img) > 0.005
+	})
 	r := newTestReader(t, Options{})
 	txt, err := r.Read(t.Context(), k.settled(t))
 	if err != nil {
@@ -185,18 +188,18 @@ type gated struct {
 	release <-chan struct{}
 }
 
-func (g gated) recognize(img *image.Gray) ([]rawWord, error) {
+func (g gated) recognize(img *image.Gray, scale float64) ([]rawWord, error) {
 	if g.calls.Add(1) == 1 {
 		g.onFirst()
 		<-g.release
 	}
-	return g.engine.recognize(img)
+	return g.engine.recognize(img, scale)
 }
 
 // Cancelling a Read returns at once, even while Tesseract is busy; the
 // segments it had queued are dropped, not read.
 func TestCancel(t *testing.T) {
-	real, err := defaultEngine(192)
+	real, err := defaultEngine()
 	if err != nil {
 		t.Fatal(err)
 	}

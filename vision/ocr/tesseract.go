@@ -43,9 +43,8 @@ import (
 // and exists because the resource it guards, fd 2, is process-wide.
 var tessInitMu sync.Mutex
 
-// tessVars returns the Tesseract settings every engine uses; dpi is the
-// resolution Tesseract assumes for the prepared images.
-func tessVars(dpi int) [][2]string {
+// tessVars returns the Tesseract settings every engine uses.
+func tessVars() [][2]string {
 	return [][2]string{
 		// Segments are small regions of one band; a single uniform block reads
 		// table rows and UI rows left to right and is cheaper than full
@@ -56,7 +55,6 @@ func tessVars(dpi int) [][2]string {
 		{"tessedit_do_invert", "0"},
 		// Quiet: warnings such as "Estimating resolution" never reach stderr.
 		{"debug_file", os.DevNull},
-		{"user_defined_dpi", strconv.Itoa(dpi)},
 	}
 }
 
@@ -73,6 +71,12 @@ func tesseractAvailable() error {
 		return fmt.Errorf("%w: Tesseract has no English data (install tesseract-ocr-eng)", ErrUnavailable)
 	}
 	return nil
+}
+
+// sizeVars returns the settings that depend on how much the image was
+// enlarged: the resolution (screens are about 96 dpi).
+func sizeVars(scale float64) [][2]string {
+	return [][2]string{{"user_defined_dpi", strconv.Itoa(int(96 * scale))}}
 }
 
 // tesseract is an engine over one gosseract client.
@@ -97,7 +101,7 @@ func newTesseract(vars [][2]string) engineFactory {
 		// The first recognition initialises the API (loads the model and
 		// applies the settings): do it now, on a blank image, under the lock.
 		tessInitMu.Lock()
-		_, err := t.recognize(image.NewGray(image.Rect(0, 0, 8, 8)))
+		_, err := t.recognize(image.NewGray(image.Rect(0, 0, 8, 8)), 1)
 		tessInitMu.Unlock()
 		if err != nil {
 			c.Close()
@@ -107,9 +111,14 @@ func newTesseract(vars [][2]string) engineFactory {
 	}
 }
 
-func (t *tesseract) recognize(img *image.Gray) ([]rawWord, error) {
+func (t *tesseract) recognize(img *image.Gray, scale float64) ([]rawWord, error) {
 	if err := t.client.SetImageFromBytes(pgm(img)); err != nil {
 		return nil, fmt.Errorf("tesseract: set image: %w", err)
+	}
+	for _, kv := range sizeVars(scale) {
+		if err := t.client.SetVariable(gosseract.SettableVariable(kv[0]), kv[1]); err != nil {
+			return nil, fmt.Errorf("tesseract: set %s: %w", kv[0], err)
+		}
 	}
 	boxes, err := t.client.GetBoundingBoxesVerbose()
 	if err != nil {
@@ -145,10 +154,10 @@ func pgm(img *image.Gray) []byte {
 }
 
 // defaultEngine returns the Tesseract engine factory, or ErrUnavailable when
-// Tesseract has no English data. dpi is the resolution Tesseract assumes.
-func defaultEngine(dpi int) (engineFactory, error) {
+// Tesseract has no English data.
+func defaultEngine() (engineFactory, error) {
 	if err := tesseractAvailable(); err != nil {
 		return nil, err
 	}
-	return newTesseract(tessVars(dpi)), nil
+	return newTesseract(tessVars()), nil
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // defaultEngine reports that this build has no OCR engine.
-func defaultEngine(int) (engineFactory, error) {
+func defaultEngine() (engineFactory, error) {
 	return nil, fmt.Errorf("%w in this build (%s/%s): deskpilot reads text on screen with Tesseract, "+
 		"which needs Linux, cgo and libtesseract; build without the noocr tag to enable it",
 		ErrUnavailable, runtime.GOOS, runtime.GOARCH)
