@@ -1,7 +1,7 @@
 // Package vision owns the frames deskpilot shows a model and the coordinate
 // spaces around them: it maps model coordinates to screen pixels (Mapper),
 // waits for the screen to settle after an action (Settle), masks, annotates,
-// downscales and encodes frames (the observation pipeline of DESIGN.md §5,
+// downscales and encodes frames (the observation pipeline,
 // composed by Observer), and draws set-of-marks overlays (DrawBoxMarks).
 //
 // The package is pure Go: it never talks to X (vision/screen does) and never
