@@ -163,8 +163,7 @@ func (r *Reader) Read(ctx context.Context, frame *image.RGBA) (*Text, error) {
 			return nil, err
 		}
 		for _, l := range inWindow {
-			l = translate(l, bd.window.Min)
-			if c := l.Center(); c.Y >= bd.core.Min.Y && c.Y < bd.core.Max.Y {
+			if l, ok := own(translate(l, bd.window.Min), bd.core); ok {
 				lines = append(lines, l)
 			}
 		}
@@ -433,6 +432,37 @@ func toLines(words []rawWord, scale float64) []Line {
 		lines = append(lines, newLine(groups[k]))
 	}
 	return lines
+}
+
+// own returns the part of l that belongs to a band's core. A line belongs
+// whole to the band whose core holds its centre, so both bands that read it
+// decide alike. Tesseract sometimes joins a line cut by the window's edge with
+// the line next to it, giving a line much taller than its words; such a line
+// is split by word, each word going where its own centre lies (the neighbour
+// band reads the cut line whole and owns its words).
+func own(l Line, core image.Rectangle) (Line, bool) {
+	in := func(r image.Rectangle) bool {
+		c := center(r)
+		return c.Y >= core.Min.Y && c.Y < core.Max.Y
+	}
+	heights := make([]int, len(l.Words))
+	for i, w := range l.Words {
+		heights[i] = w.Box.Dy()
+	}
+	slices.Sort(heights)
+	if float64(l.Box.Dy()) <= 1.5*float64(heights[len(heights)/2]) {
+		return l, in(l.Box)
+	}
+	var words []Word
+	for _, w := range l.Words {
+		if in(w.Box) {
+			words = append(words, w)
+		}
+	}
+	if len(words) == 0 {
+		return Line{}, false
+	}
+	return newLine(words), true
 }
 
 // translate returns l moved by d.

@@ -286,4 +286,15 @@ func TestReadBusyFixture(t *testing.T) {
 	} {
 		mustFind(t, txt, want)
 	}
+	// A line across a band edge (row 160) is read once, whole.
+	if m := mustFind(t, txt, "xzcmp -> xzdiff"); m.Box.Min.Y >= bandHeight || m.Box.Max.Y <= bandHeight {
+		t.Errorf("the line at %v does not cross the band edge: the test lost its point", m.Box)
+	}
+	for i, a := range txt.Lines {
+		for _, b := range txt.Lines[i+1:] {
+			if in := a.Box.Intersect(b.Box); 2*area(in) > area(a.Box) || 2*area(in) > area(b.Box) {
+				t.Errorf("lines %q %v and %q %v overlap: read twice?", a.Text, a.Box, b.Text, b.Box)
+			}
+		}
+	}
 }

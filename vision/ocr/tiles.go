@@ -7,7 +7,7 @@ import (
 
 // Tiling. A frame is cut into full-width horizontal bands; each band is read
 // through a window that reaches overlap rows into its neighbours, and a line
-// belongs to the band whose core holds its centre, so a line cut by one
+// belongs to the band whose core holds its centre (see own), so a line cut by one
 // band's edge is read whole by the band that owns it (lines up to 2*overlap
 // tall) and kept once. Inside a window, columns without ink for the whole
 // window height are gutters: no text crosses them, so the window is split

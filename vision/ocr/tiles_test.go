@@ -124,3 +124,26 @@ func TestLinesInReadingOrder(t *testing.T) {
 		}
 	}
 }
+
+func TestOwn(t *testing.T) {
+	core := image.Rect(0, 160, 1920, 320)
+	word := func(text string, x, y int) Word { return Word{Text: text, Box: image.Rect(x, y, x+30, y+10), Conf: 1} }
+	tests := []struct {
+		name string
+		line Line
+		want string // "" = not owned
+	}{
+		{"inside", newLine([]Word{word("a", 0, 200), word("b", 40, 200)}), "a b"},
+		{"centre just inside", newLine([]Word{word("a", 0, 155), word("b", 40, 157)}), "a b"},
+		{"centre just outside", newLine([]Word{word("a", 0, 150), word("b", 40, 153)}), ""},
+		{"two rows joined: split by word", newLine([]Word{word("up", 0, 145), word("down", 40, 162)}), "down"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, ok := own(tt.line, core)
+			if got := map[bool]string{true: l.Text, false: ""}[ok]; got != tt.want {
+				t.Errorf("own = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
