@@ -11,7 +11,7 @@ DEB_PKGS  := gcc pkg-config xvfb openbox xdotool x11-utils x11-xserver-utils xte
              libx11-xcb-dev libxcb-xkb-dev libgl1-mesa-dev xorg-dev \
              python3 python3-tk imagemagick scrot python3-pil bc fonts-dejavu-core \
              fonts-noto-cjk xdg-utils at-spi2-core dbus-daemon dbus-x11 zenity python3-pyatspi \
-             mousepad
+             mousepad tesseract-ocr libtesseract-dev tesseract-ocr-eng
 export CGO_ENABLED := 1
 
 .PHONY: all deps build run test test-short vet lint bench fmt clean

@@ -15,6 +15,7 @@ require (
 	github.com/kbinani/screenshot v0.0.0-20250624051815-089614a94018
 	github.com/klippa-app/go-pdfium v1.21.4
 	github.com/openai/openai-go/v3 v3.99.0
+	github.com/otiai10/gosseract/v2 v2.4.1
 	github.com/richardlehane/mscfb v1.0.9
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.10
