@@ -49,6 +49,14 @@ type Agent struct {
 	Secrets map[string]string
 	// Redact are more values the trace never shows (the API key).
 	Redact []string
+	// Text reads the text on the screen (OCR) for find_text, click_text, the
+	// "ocr" observation and the marks of apps without accessibility; nil = not
+	// available (those builtins say so).
+	Text script.TextReader
+	// Elements reads the accessibility tree of the target display for
+	// find_elements, click_element, the "a11y" observation and the marks; nil =
+	// not available (those builtins say so and suggest find_text).
+	Elements script.ElementFinder
 	// Launch starts a program on the target desktop, detached, and returns its
 	// process id (launch, open_url); nil = programs cannot be started.
 	Launch func(name string, args ...string) (int, error)

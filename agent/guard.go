@@ -248,9 +248,8 @@ func (r *runState) tools() []script.Tool {
 		v, ok := r.a.Secrets[name]
 		return v, ok
 	}
-	ts := script.Desktop(script.DesktopDeps{
-		Mapper: r.mapper, Input: r.input, Frames: r.a.Screen, Secrets: secrets, Guard: r.guard,
-	})
+	dd := script.DesktopDeps{Mapper: r.mapper, Input: r.input, Frames: r.a.Screen, Secrets: secrets, Guard: r.guard}
+	ts := append(script.Desktop(dd), r.groundTools(dd)...)
 	ts = append(ts, r.controlTools()...)
 	return append(ts, r.a.Tools...)
 }

@@ -47,6 +47,8 @@ type runState struct {
 	started  time.Time
 	lastCode string
 	cut      string // why the newest reply was cut short (llm.Response.Cut), or ""
+
+	ground grounding // the marks of the newest screenshot
 }
 
 // currentStep is the step now running; safe from any goroutine.
@@ -134,7 +136,7 @@ func (r *runState) loop(ctx context.Context) Finished {
 	if err != nil {
 		return r.fail(ctx, fmt.Errorf("first screenshot: %w", err))
 	}
-	view, err := r.observe(first)
+	view, err := r.observe(ctx, first)
 	if err != nil {
 		return r.fail(ctx, err)
 	}
@@ -150,7 +152,7 @@ func (r *runState) loop(ctx context.Context) Finished {
 	r.msgs = []llm.Message{
 		textMsg("system", sys),
 		{Role: "user", Parts: []llm.Part{
-			{Text: "New task:\n" + r.task + "\n\nThis is the screen now:"},
+			{Text: "New task:\n" + r.task + "\n\n" + r.redact(view.notes) + "This is the screen now:"},
 			{ImageURL: view.dataURL},
 		}},
 	}
@@ -355,6 +357,7 @@ type view struct {
 	format  string      // "png" or "jpeg"
 	full    *image.RGBA // the full frame with deskpilot's windows masked
 	dataURL string
+	notes   string // what the observation adds to the image: marks, layers (agent/ground.go)
 }
 
 // observed is the Observed event showing this view.
@@ -362,9 +365,9 @@ func (v view) observed(step int, text string) Observed {
 	return Observed{Step: step, Text: text, Frame: v.image, FrameData: v.data, FrameFormat: v.format, Screen: v.full}
 }
 
-// observe turns a full frame into the model's view: own windows masked, cursor and
-// last actions drawn, downscaled, encoded.
-func (r *runState) observe(full *image.RGBA) (view, error) {
+// observe turns a full frame into the model's view: own windows masked, cursor,
+// last actions and set-of-marks drawn, downscaled, encoded.
+func (r *runState) observe(ctx context.Context, full *image.RGBA) (view, error) {
 	var cursor *image.Point
 	if r.a.Cursor != nil {
 		if c, err := r.a.Cursor(); err == nil && c.In(r.a.Display) {
@@ -374,13 +377,17 @@ func (r *runState) observe(full *image.RGBA) (view, error) {
 	// deskpilot's windows as listed before the capture and now: one that moved in
 	// between is masked at both places.
 	mask := slices.Concat(r.ownBefore, r.ownRects())
-	o, err := r.obs.Observe(full, vision.Overlay{Cursor: cursor, Marks: r.marks, Mask: mask})
+	boxes, notes, err := r.look(ctx, full, mask)
+	if err != nil {
+		return view{}, err
+	}
+	o, err := r.obs.Observe(full, vision.Overlay{Cursor: cursor, Marks: r.marks, Mask: mask, Boxes: boxes})
 	if err != nil {
 		return view{}, err
 	}
 	// The Observer reuses its image; the UI gets its own copy.
 	return view{image: vision.Crop(o.Image, o.Image.Rect), data: o.Data, format: string(o.Format),
-		full: o.Full, dataURL: o.URL}, nil
+		full: o.Full, dataURL: o.URL, notes: notes}, nil
 }
 
 // ownRects returns deskpilot's own windows on the target display, root coordinates.
@@ -421,7 +428,7 @@ func (r *runState) observeStep(ctx context.Context, res script.Result, notes []s
 		return observation{}, err
 	}
 	r.marks = marksFor(res.Actions)
-	v, err := r.observe(frame)
+	v, err := r.observe(ctx, frame)
 	if err != nil {
 		return observation{}, err
 	}
@@ -468,6 +475,7 @@ func (r *runState) observeStep(ctx context.Context, res script.Result, notes []s
 		fmt.Fprintf(&b, "Attached image: %s.\n", at.Label)
 		imgs = append(imgs, llm.Part{ImageURL: vision.DataURL(r.attEnc.Format, data)})
 	}
+	b.WriteString(v.notes)
 	b.WriteString("This is the screen now:")
 	imgs = append(imgs, llm.Part{ImageURL: v.dataURL})
 	// A secret's value can come back in what the code printed (a file, a

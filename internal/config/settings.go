@@ -35,6 +35,9 @@ type Settings struct {
 	Format     string `toml:"image_format" env:"DESKPILOT_IMAGE_FORMAT" flag:"image-format" default:"png" usage:"encoding of the screenshots sent: png or jpeg"`
 	Quality    int    `toml:"image_quality" env:"DESKPILOT_IMAGE_QUALITY" flag:"image-quality" default:"85" usage:"JPEG quality, 1 to 100"`
 	KeepImages int    `toml:"keep_images" env:"DESKPILOT_KEEP_IMAGES" flag:"keep-images" default:"3" usage:"screenshots kept in the request"`
+	// Grounding: what the observation adds to the screenshot.
+	Marks   bool     `toml:"marks" env:"DESKPILOT_MARKS" flag:"marks" usage:"set-of-marks: number the controls on each screenshot (from the accessibility tree, else OCR) for click_mark(n)"`
+	Observe []string `toml:"observe" env:"DESKPILOT_OBSERVE" flag:"observe" default:"screenshot" usage:"what each observation holds: screenshot (always), plus a11y (the visible accessible elements as a table) and/or ocr (the screen's text lines)"`
 
 	// The run.
 	MaxSteps  int    `toml:"max_steps" env:"DESKPILOT_MAX_STEPS" flag:"max-steps" default:"30" usage:"step limit"`
