@@ -29,7 +29,7 @@ type desk struct {
 
 // startDesk starts a display of the given size (with its own buses when
 // accessible) and points XAUTHORITY at its cookie, so the wiring can open it.
-func startDesk(t *testing.T, size image.Point, accessible bool) *desk {
+func startDesk(t testing.TB, size image.Point, accessible bool) *desk {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
@@ -50,7 +50,7 @@ func startDesk(t *testing.T, size image.Point, accessible bool) *desk {
 }
 
 // start starts an app on the desk; it is stopped when the test ends.
-func (k *desk) start(t *testing.T, name string, args ...string) *xdisplay.App {
+func (k *desk) start(t testing.TB, name string, args ...string) *xdisplay.App {
 	t.Helper()
 	app, err := k.d.StartApp(t.Context(), name, args...)
 	if err != nil {
@@ -61,7 +61,7 @@ func (k *desk) start(t *testing.T, name string, args ...string) *xdisplay.App {
 }
 
 // window waits until a window whose title holds title is shown.
-func (k *desk) window(t *testing.T, app *xdisplay.App, title string) {
+func (k *desk) window(t testing.TB, app *xdisplay.App, title string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
@@ -72,7 +72,7 @@ func (k *desk) window(t *testing.T, app *xdisplay.App, title string) {
 
 // element waits until app shows an enabled element q selects and returns it
 // (GTK maps a dialog before its buttons take input).
-func (k *desk) element(t *testing.T, app *xdisplay.App, q a11y.Query) a11y.Element {
+func (k *desk) element(t testing.TB, app *xdisplay.App, q a11y.Query) a11y.Element {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
@@ -142,7 +142,7 @@ func exited(t *testing.T, app *xdisplay.App) (int, string) {
 }
 
 // newOCR is one OCR reader for a test and its subtests, closed at its end.
-func newOCR(t *testing.T) *ocr.Reader {
+func newOCR(t testing.TB) *ocr.Reader {
 	t.Helper()
 	r, err := NewOCR()
 	if err != nil {
