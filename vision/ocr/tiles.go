@@ -9,7 +9,8 @@ import (
 // through a window that reaches overlap rows into its neighbours, and a line
 // belongs to the band whose core holds its centre (see own), so a line cut by one
 // band's edge is read whole by the band that owns it (lines up to 2*overlap
-// tall) and kept once. Inside a window, columns without ink for the whole
+// tall) and kept once; lines lying wholly in the overlap rows are left to the
+// neighbour that owns them (toCore). Inside a window, columns without ink for the whole
 // window height are gutters: no text crosses them, so the window is split
 // there into segments (one per window or column of a table, say) and blank
 // areas are never read. Bands and segments are cached by the hash of their
