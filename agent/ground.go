@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 
 	"deskpilot/a11y"
@@ -49,6 +50,16 @@ const markRoleWord = "word"
 type grounding struct {
 	mu    sync.Mutex
 	marks []script.Mark
+	// seen is when the screen was last known to show the agent's actions:
+	// the newest observation, or a wait for the screen's answer since.
+	seen time.Time
+}
+
+// saw records that the screen showed everything the agent did until t.
+func (g *grounding) saw(t time.Time) {
+	g.mu.Lock()
+	g.seen = t
+	g.mu.Unlock()
 }
 
 func (g *grounding) set(marks []script.Mark) {
@@ -69,8 +80,32 @@ func (g *grounding) get() []script.Mark {
 func (r *runState) groundTools(d script.DesktopDeps) []script.Tool {
 	return script.Ground(d, script.GroundDeps{
 		Text: r.a.Text, Elements: r.a.Elements, Exclude: r.ownRects,
-		Marks: func() ([]script.Mark, bool) { return r.ground.get(), r.cfg.Marks },
+		Marks:  func() ([]script.Mark, bool) { return r.ground.get(), r.cfg.Marks },
+		Settle: r.screenAnswered,
 	})
+}
+
+// screenAnswered waits, before a grounding builtin reads the screen, until
+// the screen shows the app's answer to the agent's last primitive of the
+// block (clickAnswered: a change, then two equal frames; at most
+// clickAnswerTimeout): find_text right after the click that opens a menu
+// must read the menu. Without a primitive since the screen was last seen
+// it returns at once.
+func (r *runState) screenAnswered(ctx context.Context) error {
+	r.input.mu.Lock()
+	last := r.input.acted
+	r.input.mu.Unlock()
+	r.ground.mu.Lock()
+	seen := r.ground.seen
+	r.ground.mu.Unlock()
+	if !last.After(seen) {
+		return nil
+	}
+	if err := r.clickAnswered(ctx, last); err != nil {
+		return err
+	}
+	r.ground.saw(time.Now())
+	return nil
 }
 
 // look computes what an observation of frame adds to the screenshot: the
@@ -79,6 +114,7 @@ func (r *runState) groundTools(d script.DesktopDeps) []script.Tool {
 // windows (root coordinates), left out of all of it. An engine that fails
 // becomes a line of the text; the error is ctx's only.
 func (r *runState) look(ctx context.Context, frame *image.RGBA, own []image.Rectangle) ([]vision.BoxMark, string, error) {
+	r.ground.saw(time.Now()) // the frame shows every primitive so far
 	c := r.cfg
 	if !c.Marks && !c.ObserveA11y && !c.ObserveOCR {
 		return nil, "", nil

@@ -34,6 +34,7 @@ type trackedInput struct {
 	last    time.Time    // when the agent's last primitive ended
 	clicked time.Time    // when the last click ended
 	pending bool         // a click no keys have followed yet
+	acted   time.Time    // when the agent's last primitive ended (not a settle)
 }
 
 // keyGap is the least time between a click and the keys that follow it. Toolkits
@@ -70,12 +71,12 @@ func (t *trackedInput) beforeKeys(ctx context.Context) error {
 // button (a click or a drag), which may move the keyboard focus.
 func (t *trackedInput) pointerDone(click bool) {
 	t.settle()
-	if !click {
-		return
-	}
 	t.mu.Lock()
-	t.clicked, t.pending = time.Now(), true
-	t.mu.Unlock()
+	defer t.mu.Unlock()
+	t.acted = time.Now()
+	if click {
+		t.clicked, t.pending = t.acted, true
+	}
 }
 
 // settle records the state after one of the agent's own primitives, reading where
@@ -96,6 +97,7 @@ func (t *trackedInput) settle() {
 func (t *trackedInput) keysDone() {
 	t.mu.Lock()
 	t.last = time.Now()
+	t.acted = t.last
 	t.mu.Unlock()
 }
 

@@ -86,6 +86,10 @@ type GroundDeps struct {
 	// Marks returns the marks of the newest screenshot and whether
 	// set-of-marks is on; nil = off.
 	Marks func() ([]Mark, bool)
+	// Settle, called before a builtin reads the screen or the tree, waits
+	// until the screen shows the answer to what the block did so far (a
+	// menu opened by the click before); nil = no wait.
+	Settle func(ctx context.Context) error
 }
 
 // Limits of the grounding builtins.
@@ -167,6 +171,9 @@ func (g *ground) readScreen(c *Call) (ScreenText, *image.RGBA, error) {
 	if g.Text == nil {
 		return nil, nil, errNoText
 	}
+	if err := g.settle(c); err != nil {
+		return nil, nil, err
+	}
 	frame, err := g.capture(c.Ctx)
 	if err != nil {
 		return nil, nil, err
@@ -184,6 +191,21 @@ func (g *ground) readScreen(c *Call) (ScreenText, *image.RGBA, error) {
 		return nil, nil, fmt.Errorf("read the screen's text: %w", err)
 	}
 	return t, frame, nil
+}
+
+// settle waits, untimed, until the screen answers the block's last action.
+func (g *ground) settle(c *Call) error {
+	if g.Settle == nil {
+		return nil
+	}
+	defer c.Untimed()()
+	if err := g.Settle(c.Ctx); err != nil {
+		if c.Ctx.Err() != nil {
+			return c.stopped()
+		}
+		return err
+	}
+	return nil
 }
 
 // rootRect converts a box of frame into root coordinates.

@@ -35,6 +35,9 @@ func (g *ground) elementsNow(c *Call) ([]a11y.Element, a11y.Note, error) {
 	if g.Elements == nil {
 		return nil, a11y.Note{}, errNoTree
 	}
+	if err := g.settle(c); err != nil {
+		return nil, a11y.Note{}, err
+	}
 	defer c.Untimed()()
 	els, note, err := g.Elements.Elements(c.Ctx, a11y.Query{})
 	if err != nil {
