@@ -2,6 +2,7 @@ package agent
 
 import (
 	"deskpilot/actions"
+	"sync"
 
 	"context"
 	"errors"
@@ -47,6 +48,10 @@ type runState struct {
 	started  time.Time
 	lastCode string
 	cut      string // why the newest reply was cut short (llm.Response.Cut), or ""
+
+	readHome atomic.Bool     // inspect_file read a file under the home folder
+	sentMu   sync.Mutex      // guards sentTo
+	sentTo   map[string]bool // hosts data went to (or was approved for)
 }
 
 // currentStep is the step now running; safe from any goroutine.
@@ -80,6 +85,7 @@ func (a *Agent) newRun(ctx context.Context, task string, h Hooks, s *Session) (*
 		return nil, err
 	}
 	r.disp = newDispatcher(r.deliver)
+	a.current.Store(r)
 	s.setControl(func(reason string) {
 		if s.gate.pause(reason) {
 			r.disp.emit(Paused{Step: r.currentStep(), Reason: reason})
@@ -324,6 +330,7 @@ func (r *runState) fail(ctx context.Context, err error) Finished {
 
 // finish releases input, emits Finished and closes the trace.
 func (r *runState) finish(fin Finished) {
+	r.a.current.CompareAndSwap(r, nil)
 	if err := r.input.ReleaseAll(); err != nil {
 		r.a.log().Warn("release input", "err", err)
 	}

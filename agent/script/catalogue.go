@@ -33,6 +33,10 @@ const (
 	RiskLaunch       = "launch"       // launch(): every program started
 	RiskOpenURL      = "open_url"     // open_url(): every page opened in the desktop browser
 	RiskCloseCombos  = "close_combos" // press()/hold() of a combo that closes windows or ends the session
+	// RiskSendAfterRead: a run that read a file under the home folder sends
+	// data to a domain it has not reached before (visit_page, web_search,
+	// open_url): what it read could leave with it.
+	RiskSendAfterRead = "send_after_read"
 	defaultGroupName = "other"
 )
 

@@ -57,7 +57,7 @@ type Settings struct {
 	CodeMemoryMB int    `toml:"code_memory_mb" env:"DESKPILOT_CODE_MEMORY_MB" default:"512" usage:"memory cap of the process the model's code runs in, MiB"`
 
 	// Safety.
-	Confirm      []string `toml:"confirm" default:"launch,open_url,close_combos" usage:"actions the person must approve (run --yes approves all)"`
+	Confirm      []string `toml:"confirm" default:"launch,open_url,close_combos,send_after_read" usage:"actions the person must approve (run --yes approves all)"`
 	AllowDomains []string `toml:"allow_domains" usage:"when set, open_url and the browser reach only these domains"`
 	DenyDomains  []string `toml:"deny_domains" usage:"domains open_url and the browser never reach"`
 	DenyApps     []string `toml:"deny_apps" usage:"programs launch refuses"`
