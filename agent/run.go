@@ -77,8 +77,7 @@ func (a *Agent) newRun(ctx context.Context, task string, h Hooks, s *Session) (*
 	enc := vision.Encoder{Format: cfg.ImageFormat, JPEGQuality: cfg.ImageQuality}
 	r.obs = &vision.Observer{Mapper: r.mapper, Encoder: enc}
 	r.attEnc = enc
-	r.input = &trackedInput{Input: a.Input, cursor: a.Cursor}
-	r.input.answered = r.clickAnswered
+	r.input = &trackedInput{Input: a.Input, cursor: a.Cursor, look: a.Screen.Capture, origin: a.Display.Min}
 
 	r.exec = r.newExecutor()
 	if err := r.openRecorder(); err != nil {
