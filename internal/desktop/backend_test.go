@@ -36,7 +36,9 @@ func openTest(t *testing.T, o Options) *Desktop {
 	return d
 }
 
-func attach(t *testing.T) *xdisplay.Display {
+func attachB(t testing.TB) *xdisplay.Display { return attach(t) }
+
+func attach(t testing.TB) *xdisplay.Display {
 	t.Helper()
 	x, err := xdisplay.Attach("")
 	if err != nil {
