@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -318,4 +319,36 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestRobotgoEveryKey presses every canonical key name alone through the
+// robotgo backend: each is pressed or refused with a reason, and none ends
+// the process (robotgo turns a key it cannot resolve into keycode 0, a fatal
+// X error, unless the backend refuses it first).
+func TestRobotgoEveryKey(t *testing.T) {
+	d := openTest(t, Options{Backend: "robotgo"})
+	x := attach(t)
+	testapps.StartForm(t, x) // the keys go to the form, not to the window manager's root
+	refused := map[string]string{}
+	for _, name := range actions.KeyNames() {
+		err := d.Input().Press(t.Context(), combo(t, name))
+		if err != nil {
+			refused[name] = err.Error()
+		}
+	}
+	if _, ok := refused["capslock"]; !ok {
+		must(t, d.Input().Press(t.Context(), combo(t, "capslock"))) // back off
+	}
+	for name, why := range refused {
+		if !strings.Contains(why, "not on this keyboard layout") && !strings.Contains(why, "Invalid key") {
+			t.Errorf("key %s refused without a reason: %s", name, why)
+		}
+	}
+	// Xvfb's keymap stops at F12, and robotgo has no Menu key on X11.
+	for name := range refused {
+		if n, err := strconv.Atoi(strings.TrimPrefix(name, "f")); name != "menu" && (err != nil || n < 13) {
+			t.Errorf("key %s refused on Xvfb, where it exists", name)
+		}
+	}
+	waitMask(t, xproto.ModMaskShift|xproto.ModMaskControl|xproto.ModMask1|xproto.ModMask4|xproto.ModMaskLock, false)
 }
