@@ -37,8 +37,6 @@ func openTest(t *testing.T, o Options) *Desktop {
 	return d
 }
 
-func attachB(t testing.TB) *xdisplay.Display { return attach(t) }
-
 func attach(t testing.TB) *xdisplay.Display {
 	t.Helper()
 	x, err := xdisplay.Attach("")
