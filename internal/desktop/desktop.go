@@ -187,8 +187,9 @@ func (d *Desktop) Idle() (time.Duration, error) { return d.b.idle() }
 // OwnWindows returns the visible parts of deskpilot's own windows, root
 // coordinates: where a window of another program is stacked above one of
 // deskpilot's, that part is left out. Nil when this process shows no window
-// (Options.HasWindow false) or the backend cannot tell. It is cheap (no round
-// trip to the display on x11: the list is kept current from window events).
+// (Options.HasWindow false) or the backend cannot tell. It is cheap: on X11
+// the windows are kept current from window events, and a window's owner is
+// read once, the first time it is listed after being shown.
 func (d *Desktop) OwnWindows() []image.Rectangle {
 	if !d.own {
 		return nil
