@@ -348,7 +348,7 @@ func (r *runState) observe(full *image.RGBA) (view, error) {
 	}
 	// The Observer reuses its image; the UI gets its own copy.
 	return view{image: vision.Crop(o.Image, o.Image.Rect), data: o.Data, format: string(o.Format),
-		full: o.Full, dataURL: o.URL}, nil
+		full: o.Full, dataURL: o.DataURL()}, nil
 }
 
 // ownRects returns deskpilot's own windows on the target display, root coordinates.

@@ -145,7 +145,7 @@ func BenchmarkObserve(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				size, i = len(obs.URL), i+1
+				size, i = len(obs.DataURL()), i+1
 			}
 			b.ReportMetric(float64(size), "url-bytes")
 		})

@@ -5,6 +5,7 @@ import (
 	"image"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // Downscale returns src resized to size with an area-average (box) filter:
@@ -20,9 +21,11 @@ import (
 // flat areas stay exactly flat. Channels are averaged as stored
 // (premultiplied), which is the correct way to average RGBA.
 //
-// A size larger than src also works (each output pixel then blends at most
-// two source pixels per axis), but the filter is meant for shrinking. A size
-// equal to src's copies it. A non-positive side gives an empty image.
+// Each axis is scaled on its own, so a size larger than src on one or both
+// axes also works (an output pixel then blends at most two source pixels
+// per axis: the slight enlargement a model family may ask for, such as
+// 1366x768 -> 1372x784). A size equal to src's copies it. A non-positive
+// side gives an empty image.
 func Downscale(src *image.RGBA, size image.Point) *image.RGBA {
 	dst := image.NewRGBA(image.Rectangle{Max: image.Pt(max(size.X, 0), max(size.Y, 0))})
 	DownscaleInto(dst, src)
@@ -115,21 +118,31 @@ func (s *scaler) scale(dst, src *image.RGBA) {
 		s.src, s.dst = ss, ds
 		s.x, s.y = newTaps(ss.X, ds.X, wBits), newTaps(ss.Y, ds.Y, wBits)
 	}
-	workers := min(runtime.GOMAXPROCS(0), max(ds.Y/16, 1))
+	workers := min(runtime.GOMAXPROCS(0), max(ds.Y/scaleChunk, 1))
 	for len(s.rows) < workers {
 		s.rows = append(s.rows, nil)
 	}
+	// Chunks of rows are handed out one at a time, so a worker that the
+	// scheduler holds back (other processes share the cores) delays little.
+	var next atomic.Int32
+	chunks := (ds.Y + scaleChunk - 1) / scaleChunk
 	var wg sync.WaitGroup
 	for k := range workers {
 		if len(s.rows[k]) < ss.X {
 			s.rows[k] = make([]uint64, ss.X)
 		}
-		y0, y1 := ds.Y*k/workers, ds.Y*(k+1)/workers
 		acc := s.rows[k][:ss.X]
-		wg.Go(func() { s.band(dst, src, acc, y0, y1) })
+		wg.Go(func() {
+			for c := int(next.Add(1)) - 1; c < chunks; c = int(next.Add(1)) - 1 {
+				s.band(dst, src, acc, c*scaleChunk, min((c+1)*scaleChunk, ds.Y))
+			}
+		})
 	}
 	wg.Wait()
 }
+
+// scaleChunk is the number of destination rows a worker scales at a time.
+const scaleChunk = 16
 
 const (
 	lanes8 = 0x00FF00FF00FF00FF // four 16-bit lanes holding a byte each

@@ -162,7 +162,7 @@ func TestEncodeJPEG(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	m := opaqueRandom(r, 64, 48)
 	for _, q := range []int{0, 30, 100} {
-		e := Encoder{Format: FormatJPEG, JPEGQuality: q}
+		e := Encoder{Format: FormatJPEG, Quality: q}
 		data, err := e.Encode(m)
 		if err != nil {
 			t.Fatalf("quality %d: %v", q, err)
@@ -172,7 +172,7 @@ func TestEncodeJPEG(t *testing.T) {
 			t.Fatalf("quality %d: decode = %v, %v", q, got.Bounds(), err)
 		}
 	}
-	if _, err := (&Encoder{Format: FormatJPEG, JPEGQuality: 101}).Encode(m); err == nil {
+	if _, err := (&Encoder{Format: FormatJPEG, Quality: 101}).Encode(m); err == nil {
 		t.Error("quality 101 accepted")
 	}
 }
@@ -199,7 +199,7 @@ func TestAdler32Combine(t *testing.T) {
 }
 
 func TestDataURL(t *testing.T) {
-	data := []byte("\x89PNG fake bytes")
+	data := []byte("\x89PNG fake bytes, long enough to cross a base64 chunk: " + strings.Repeat("x", 5000))
 	tests := []struct {
 		f      Format
 		prefix string
@@ -207,27 +207,47 @@ func TestDataURL(t *testing.T) {
 		{FormatPNG, "data:image/png;base64,"},
 		{"", "data:image/png;base64,"},
 		{FormatJPEG, "data:image/jpeg;base64,"},
+		{FormatWebP, "data:image/webp;base64,"},
 	}
 	for _, tt := range tests {
-		u := DataURL(tt.f, data)
-		rest, ok := strings.CutPrefix(u, tt.prefix)
-		if !ok {
-			t.Fatalf("DataURL(%q) = %q, want prefix %q", tt.f, u, tt.prefix)
-		}
-		if got, err := base64.StdEncoding.DecodeString(rest); err != nil || !bytes.Equal(got, data) {
-			t.Errorf("payload decodes to %q, %v", got, err)
-		}
+		t.Run(string(tt.f), func(t *testing.T) {
+			u := DataURL(tt.f, data)
+			if len(u) != DataURLLen(tt.f, len(data)) {
+				t.Errorf("len %d, DataURLLen says %d", len(u), DataURLLen(tt.f, len(data)))
+			}
+			rest, ok := strings.CutPrefix(u, tt.prefix)
+			if !ok {
+				t.Fatalf("DataURL(%q) = %.40q, want prefix %q", tt.f, u, tt.prefix)
+			}
+			if got, err := base64.StdEncoding.DecodeString(rest); err != nil || !bytes.Equal(got, data) {
+				t.Errorf("payload decodes to %.40q, %v", got, err)
+			}
+			body := AppendDataURL([]byte(`{"url":"`), tt.f, data)
+			if want := `{"url":"` + u; string(body) != want {
+				t.Errorf("AppendDataURL differs from DataURL")
+			}
+		})
 	}
 }
 
 func TestParseFormat(t *testing.T) {
-	for in, want := range map[string]Format{"": FormatPNG, "PNG": FormatPNG, "jpg": FormatJPEG, " jpeg": FormatJPEG} {
+	for in, want := range map[string]Format{"": FormatPNG, "PNG": FormatPNG, "jpg": FormatJPEG, " jpeg": FormatJPEG, "WebP": FormatWebP} {
 		if got, err := ParseFormat(in); err != nil || got != want {
 			t.Errorf("ParseFormat(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	if _, err := ParseFormat("webp"); err == nil {
-		t.Error(`ParseFormat("webp") succeeded`)
+	for _, bad := range []string{"gif", "avif", "png8", "image/png"} {
+		if _, err := ParseFormat(bad); err == nil {
+			t.Errorf("ParseFormat(%q) succeeded", bad)
+		}
+	}
+	for f, want := range map[Format][2]string{
+		FormatPNG: {"image/png", "png"}, "": {"image/png", "png"}, "bmp": {"image/png", "png"},
+		FormatJPEG: {"image/jpeg", "jpeg"}, FormatWebP: {"image/webp", "webp"},
+	} {
+		if got := [2]string{f.MIME(), f.Ext()}; got != want {
+			t.Errorf("%q: MIME, Ext = %q, want %q", f, got, want)
+		}
 	}
 }
 

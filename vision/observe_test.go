@@ -60,9 +60,10 @@ func TestObserve(t *testing.T) {
 				t.Errorf("model image at the click %v = %v, want the mark colour", click, c)
 			}
 			// The data URL holds exactly the model image.
-			payload, ok := strings.CutPrefix(obs.URL, "data:image/png;base64,")
+			url := obs.DataURL()
+			payload, ok := strings.CutPrefix(url, "data:image/png;base64,")
 			if !ok {
-				t.Fatalf("URL starts %q", obs.URL[:min(40, len(obs.URL))])
+				t.Fatalf("URL starts %q", url[:min(40, len(url))])
 			}
 			data, err := base64.StdEncoding.DecodeString(payload)
 			if err != nil || len(data) != obs.Size {
@@ -104,10 +105,11 @@ func TestObserveReusesAndReports(t *testing.T) {
 	if second.Full != b {
 		t.Error("Full is a copy although nothing was masked")
 	}
-	if second.Format != FormatJPEG || !strings.HasPrefix(second.URL, "data:image/jpeg;base64,") {
-		t.Errorf("format %q, URL %.30q; want JPEG", second.Format, second.URL)
+	url := second.DataURL()
+	if second.Format != FormatJPEG || !strings.HasPrefix(url, "data:image/jpeg;base64,") {
+		t.Errorf("format %q, URL %.30q; want JPEG", second.Format, url)
 	}
-	data, _ := base64.StdEncoding.DecodeString(strings.TrimPrefix(second.URL, "data:image/jpeg;base64,"))
+	data, _ := base64.StdEncoding.DecodeString(strings.TrimPrefix(url, "data:image/jpeg;base64,"))
 	img, err := jpeg.Decode(bytes.NewReader(data))
 	if err != nil || img.Bounds().Size() != image.Pt(320, 200) {
 		t.Fatalf("decoded %v, %v; want 320x200", img.Bounds(), err)

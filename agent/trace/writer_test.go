@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image/color"
 	"image/png"
 	"io/fs"
 	"os"
@@ -254,7 +255,9 @@ func TestConcurrentWriters(t *testing.T) {
 					t.Error(err)
 				}
 				if i%10 == 0 {
-					p, err := w.Frame(g%3, desktop(32, 24, i))
+					img := desktop(32, 24, i)
+					img.SetRGBA(0, 0, color.RGBA{uint8(g), uint8(i), 0, 255}) // a different image each time
+					p, err := w.Frame(g%3, img)
 					if err != nil {
 						t.Error(err)
 					}
