@@ -22,7 +22,8 @@ type Measurement struct {
 }
 
 // MeasureObserve times n observations the way the agent makes them: capture
-// a frame from c, Observe it with o (no overlay), build the data URL. It is
+// a frame from c, Observe it with o (no overlay), write the data URL into a
+// request buffer reused from call to call (AppendDataURL). It is
 // what `deskpilot bench` reports as observe_ms (reuse false) and
 // observe_static_ms (reuse true).
 //
@@ -41,6 +42,7 @@ func MeasureObserve(ctx context.Context, c Capturer, o *Observer, n int, reuse b
 	}
 	m := Measurement{Times: make([]time.Duration, 0, n)}
 	var prev *image.RGBA
+	var body []byte
 	for i := range n {
 		if err := ctx.Err(); err != nil {
 			return m, fmt.Errorf("measure observe: %w", err)
@@ -57,9 +59,7 @@ func MeasureObserve(ctx context.Context, c Capturer, o *Observer, n int, reuse b
 		if err != nil {
 			return m, fmt.Errorf("measure observe %d: %w", i, err)
 		}
-		if len(obs.DataURL()) == 0 {
-			return m, fmt.Errorf("measure observe %d: empty data URL", i)
-		}
+		body = obs.AppendDataURL(body[:0])
 		m.Times = append(m.Times, time.Since(t0))
 		m.Bytes = obs.Size
 		if prev != nil && !same(prev, f, nil) {

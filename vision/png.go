@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"hash/adler32"
 	"hash/crc32"
+	"hash/maphash"
 	"image"
 	"image/png"
 	"runtime"
@@ -24,21 +25,26 @@ type pngState struct {
 	std     png.Encoder
 	pool    pngPool
 	stdBuf  bytes.Buffer
+	seed    maphash.Seed // for the bands' row hashes; made on first use
+	seeded  bool
 	// compressed counts the bands compressed by the last encode (the
 	// others were reused).
 	compressed int
 }
 
 // pngBand is one horizontal band of rows compressed on its own. It keeps
-// a copy of the pixels it last compressed: when the next image has the same
-// pixels there (most of the screen, between two agent steps), the
-// compressed bytes are reused instead of compressed again.
+// a hash of each row it last compressed: when the next image has the same
+// rows there (most of the screen, between two agent steps), the compressed
+// bytes are reused instead of compressed again. The hash is maphash with a
+// seed drawn per Encoder, so screen content cannot be crafted to collide;
+// it replaces a copy of the pixels, which cost a 4 MB write per 1366x768
+// encode.
 type pngBand struct {
-	y0, y1, w int    // rows [y0, y1) of a w-pixel-wide image
-	last      bool   // ends the deflate stream (Close, not Flush)
-	valid     bool   // z, adler and n hold the compression of pix
-	fresh     bool   // compressed by the last encode rather than reused
-	pix       []byte // RGBA rows last compressed, 4*w bytes per row
+	y0, y1, w int      // rows [y0, y1) of a w-pixel-wide image
+	last      bool     // ends the deflate stream (Close, not Flush)
+	valid     bool     // z, adler and n hold the compression of the rows hashed in sums
+	fresh     bool     // compressed by the last encode rather than reused
+	sums      []uint64 // hash of each row last compressed
 	z         bytes.Buffer
 	adler     uint32 // Adler-32 of the band's uncompressed scanlines
 	n         int    // length of the band's uncompressed scanlines
@@ -80,6 +86,9 @@ func (s *pngState) encode(img image.Image) ([]byte, error) {
 	if !ok {
 		return s.stdEncode(img)
 	}
+	if !s.seeded {
+		s.seed, s.seeded = maphash.MakeSeed(), true
+	}
 	w, h := m.Rect.Dx(), m.Rect.Dy()
 	workers := min(runtime.GOMAXPROCS(0), 8, h)
 	nb := max(min(2*workers, h), (h+pngBandRows-1)/pngBandRows)
@@ -111,7 +120,7 @@ func (s *pngState) encode(img image.Image) ([]byte, error) {
 		row := s.rows[k][:1+3*w]
 		wg.Go(func() {
 			for i := int(next.Add(1)) - 1; i < nb; i = int(next.Add(1)) - 1 {
-				bands[i].fresh = bands[i].compress(m, zw, row)
+				bands[i].fresh = bands[i].compress(m, zw, row, s.seed)
 			}
 		})
 	}
@@ -138,19 +147,17 @@ func (s *pngState) encode(img image.Image) ([]byte, error) {
 // unfiltered. The last band ends the deflate stream; the others end with a
 // sync flush so the streams concatenate. It reports whether it compressed
 // (false: the band was reused).
-func (b *pngBand) compress(m *image.RGBA, zw *flate.Writer, row []byte) bool {
+func (b *pngBand) compress(m *image.RGBA, zw *flate.Writer, row []byte, seed maphash.Seed) bool {
 	rowBytes := 4 * b.w
-	if b.valid && b.unchanged(m) {
+	if b.rehash(m, seed) && b.valid {
 		return false
 	}
 	b.valid, b.err = false, nil
-	b.pix = slices.Grow(b.pix[:0], (b.y1-b.y0)*rowBytes)
 	b.z.Reset()
 	zw.Reset(&b.z)
 	b.adler, b.n, b.opaque = 1, 0, true
 	for y := b.y0; y < b.y1; y++ {
 		pix := m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y+y):][:rowBytes]
-		b.pix = append(b.pix, pix...)
 		row[0] = 0 // filter type none
 		if !rgbRow(row[1:], pix) {
 			b.opaque = false
@@ -203,16 +210,19 @@ func rgbRow(dst, src []byte) bool {
 	return and&alphas == alphas
 }
 
-// unchanged reports whether m's rows in b equal the ones b compressed last.
-func (b *pngBand) unchanged(m *image.RGBA) bool {
+// rehash stores the hashes of m's rows in b and reports whether they all
+// equal the ones stored before.
+func (b *pngBand) rehash(m *image.RGBA, seed maphash.Seed) bool {
 	rowBytes := 4 * b.w
-	for y := b.y0; y < b.y1; y++ {
-		i := (y - b.y0) * rowBytes
-		if !bytes.Equal(m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y+y):][:rowBytes], b.pix[i:i+rowBytes]) {
-			return false
-		}
+	n := b.y1 - b.y0
+	same := len(b.sums) == n
+	b.sums = slices.Grow(b.sums[:0], n)[:n]
+	for i := range n {
+		h := maphash.Bytes(seed, m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y+b.y0+i):][:rowBytes])
+		same = same && b.sums[i] == h
+		b.sums[i] = h
 	}
-	return true
+	return same
 }
 
 // adler32Combine returns the Adler-32 of A followed by B from the checksums
