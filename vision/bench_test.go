@@ -146,6 +146,43 @@ func BenchmarkEncode(b *testing.B) {
 	}
 }
 
+// BenchmarkEncodeFull1080p encodes the full-resolution busy frame, as the trace
+// stores it, every band changed each time: vision's banded PNG encoder against
+// image/png at BestSpeed (what the trace used before).
+func BenchmarkEncodeFull1080p(b *testing.B) {
+	frames := []*image.RGBA{loadRGBA(b, "busy1080.png")}
+	frames = append(frames, shifted(frames[0]))
+	b.Run("vision-png", func(b *testing.B) {
+		var e Encoder
+		var n, i int
+		cpu := startCPU()
+		for b.Loop() {
+			out, err := e.encode(frames[i%2])
+			if err != nil {
+				b.Fatal(err)
+			}
+			n, i = len(out), i+1
+		}
+		cpu.report(b)
+		b.ReportMetric(float64(n), "bytes")
+	})
+	b.Run("stdlib-png-bestspeed", func(b *testing.B) {
+		enc := png.Encoder{CompressionLevel: png.BestSpeed, BufferPool: &pngPool{}}
+		var buf bytes.Buffer
+		var i int
+		cpu := startCPU()
+		for b.Loop() {
+			buf.Reset()
+			if err := enc.Encode(&buf, frames[i%2]); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+		cpu.report(b)
+		b.ReportMetric(float64(buf.Len()), "bytes")
+	})
+}
+
 // BenchmarkObserve is the model-facing half of an observation of a busy
 // 1920x1080 frame: scale to 1366x768, draw the cursor and a click marker,
 // encode, base64 data URL. "png" alternates two frames that differ in every
