@@ -27,13 +27,13 @@ type Measurement struct {
 // what `deskpilot bench` reports as observe_ms (reuse false) and
 // observe_static_ms (reuse true).
 //
-// With reuse false, o's encoder forgets the PNG bands it compressed before
-// every observation, so each one costs what a screen that changed
-// everywhere costs, whatever the display shows: an honest figure even on a
-// still desktop. With reuse true, bands equal to the previous frame's keep
-// their compressed bytes, as they do in the agent; on a still screen that is
-// the cheapest observation there is, and the figure says nothing about a
-// changing one. Capture and scaling are always done in full.
+// With reuse false, o forgets the rows it scaled and the PNG bands it
+// compressed before every observation, so each one costs what a screen that
+// changed everywhere costs, whatever the display shows: an honest figure even
+// on a still desktop. With reuse true, rows and bands equal to the previous
+// frame's are kept, as they are in the agent; on a still screen that is the
+// cheapest observation there is, and the figure says nothing about a
+// changing one. Capture is always done in full.
 //
 // It stops with ctx's error when ctx is done.
 func MeasureObserve(ctx context.Context, c Capturer, o *Observer, n int, reuse bool) (Measurement, error) {
@@ -49,6 +49,7 @@ func MeasureObserve(ctx context.Context, c Capturer, o *Observer, n int, reuse b
 		}
 		if !reuse {
 			o.Encoder.png.forget()
+			o.scaler.forget()
 		}
 		t0 := time.Now()
 		f, err := c.Capture(ctx)

@@ -68,6 +68,13 @@ func TestMeasureObserve(t *testing.T) {
 			if got := o.Encoder.png.compressed; got != want {
 				t.Errorf("last observation compressed %d of %d bands, want %d", got, bands, want)
 			}
+			chunks := len(o.scaler.valid)
+			if want != 0 {
+				want = chunks
+			}
+			if got := int(o.scaler.scaled.Load()); got != want {
+				t.Errorf("last observation scaled %d of %d row chunks, want %d", got, chunks, want)
+			}
 		})
 	}
 	t.Run("cancelled", func(t *testing.T) {

@@ -61,7 +61,10 @@ func (o Observation) AppendDataURL(dst []byte) []byte { return AppendDataURL(dst
 // and marks -> encode. Marks are drawn after scaling, in the model image's
 // pixels, so they keep the same legible size whatever the display's
 // resolution. The model image, the scaling weights and the encoder's
-// buffers are reused from call to call.
+// buffers are reused from call to call, and so is the work for the parts of
+// the screen that did not change since the previous call: rows whose source
+// rows are the same are not scaled again, and PNG bands whose pixels are the
+// same are not compressed again (both found by a seeded hash per row).
 //
 // The model's image may be smaller than the display on both axes (the
 // usual downscale), larger (a model family that wants its image rounded
@@ -80,10 +83,14 @@ type Observer struct {
 
 	scaler scaler
 	img    *image.RGBA
+	drawn  []image.Rectangle // where the last cursor and marks were drawn on img
 }
 
 // Observe turns frame, a capture of o.Mapper.Display, into an Observation.
-// It does not modify frame.
+// It does not modify frame, and keeps a reference to it until the next call
+// to find the rows the next frame shares with it: do not modify a frame once
+// observed (captures never are). Passing the very same image again is
+// fine: it is then scaled again in full.
 func (o *Observer) Observe(frame *image.RGBA, ov Overlay) (Observation, error) {
 	obs, err := o.observe(frame, ov)
 	if err != nil {
@@ -111,6 +118,12 @@ func (o *Observer) observe(frame *image.RGBA, ov Overlay) (Observation, error) {
 	if o.img == nil || o.img.Rect.Size() != size {
 		o.img = image.NewRGBA(image.Rectangle{Max: size})
 	}
+	// Rows of the model image whose source rows did not change keep their
+	// pixels from the last call, except where the cursor and marks were drawn.
+	o.scaler.reuse = true
+	for _, r := range o.drawn {
+		o.scaler.spoil(r.Min.Y, r.Max.Y)
+	}
 	o.scaler.scale(o.img, full)
 	scaled := time.Now()
 
@@ -124,6 +137,7 @@ func (o *Observer) observe(frame *image.RGBA, ov Overlay) (Observation, error) {
 	for i, m := range ov.Marks {
 		marks[i] = Mark{Kind: m.Kind, At: toImage(m.At), To: toImage(m.To), Label: m.Label}
 	}
+	o.drawn = annotationBounds(o.img.Rect, cursor, marks)
 	Annotate(o.img, cursor, marks)
 
 	data, err := o.Encoder.encode(o.img)

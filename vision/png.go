@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"hash/adler32"
 	"hash/crc32"
-	"hash/maphash"
 	"image"
 	"image/png"
 	"runtime"
@@ -25,26 +24,22 @@ type pngState struct {
 	std     png.Encoder
 	pool    pngPool
 	stdBuf  bytes.Buffer
-	seed    maphash.Seed // for the bands' row hashes; made on first use
-	seeded  bool
 	// compressed counts the bands compressed by the last encode (the
 	// others were reused).
 	compressed int
 }
 
 // pngBand is one horizontal band of rows compressed on its own. It keeps
-// a hash of each row it last compressed: when the next image has the same
-// rows there (most of the screen, between two agent steps), the compressed
-// bytes are reused instead of compressed again. The hash is maphash with a
-// seed drawn per Encoder, so screen content cannot be crafted to collide;
-// it replaces a copy of the pixels, which cost a 4 MB write per 1366x768
-// encode.
+// the scanlines it last compressed (filter byte and RGB, the deflate input,
+// so keeping them costs no extra copy): when the next image has the same
+// pixels there (most of the screen, between two agent steps), the
+// compressed bytes are reused instead of compressed again.
 type pngBand struct {
-	y0, y1, w int      // rows [y0, y1) of a w-pixel-wide image
-	last      bool     // ends the deflate stream (Close, not Flush)
-	valid     bool     // z, adler and n hold the compression of the rows hashed in sums
-	fresh     bool     // compressed by the last encode rather than reused
-	sums      []uint64 // hash of each row last compressed
+	y0, y1, w int    // rows [y0, y1) of a w-pixel-wide image
+	last      bool   // ends the deflate stream (Close, not Flush)
+	valid     bool   // z, adler and n hold the compression of raw
+	fresh     bool   // compressed by the last encode rather than reused
+	raw       []byte // the scanlines last compressed, 1+3*w bytes per row
 	z         bytes.Buffer
 	adler     uint32 // Adler-32 of the band's uncompressed scanlines
 	n         int    // length of the band's uncompressed scanlines
@@ -86,9 +81,6 @@ func (s *pngState) encode(img image.Image) ([]byte, error) {
 	if !ok {
 		return s.stdEncode(img)
 	}
-	if !s.seeded {
-		s.seed, s.seeded = maphash.MakeSeed(), true
-	}
 	w, h := m.Rect.Dx(), m.Rect.Dy()
 	workers := min(runtime.GOMAXPROCS(0), 8, h)
 	nb := max(min(2*workers, h), (h+pngBandRows-1)/pngBandRows)
@@ -114,13 +106,13 @@ func (s *pngState) encode(img image.Image) ([]byte, error) {
 	var wg sync.WaitGroup
 	for k := range workers {
 		zw := s.writers[k]
-		if cap(s.rows[k]) < 1+3*w {
-			s.rows[k] = make([]byte, 1+3*w)
+		if cap(s.rows[k]) < 3*w {
+			s.rows[k] = make([]byte, 3*w)
 		}
-		row := s.rows[k][:1+3*w]
+		row := s.rows[k][:3*w]
 		wg.Go(func() {
 			for i := int(next.Add(1)) - 1; i < nb; i = int(next.Add(1)) - 1 {
-				bands[i].fresh = bands[i].compress(m, zw, row, s.seed)
+				bands[i].fresh = bands[i].compress(m, zw, row)
 			}
 		})
 	}
@@ -146,30 +138,21 @@ func (s *pngState) encode(img image.Image) ([]byte, error) {
 // runs and repeats (flat areas, the same glyph again) compress best
 // unfiltered. The last band ends the deflate stream; the others end with a
 // sync flush so the streams concatenate. It reports whether it compressed
-// (false: the band was reused).
-func (b *pngBand) compress(m *image.RGBA, zw *flate.Writer, row []byte, seed maphash.Seed) bool {
-	rowBytes := 4 * b.w
-	if b.rehash(m, seed) && b.valid {
+// (false: the band was reused); row is scratch space for one scanline.
+func (b *pngBand) compress(m *image.RGBA, zw *flate.Writer, row []byte) bool {
+	if !b.pack(m, row) {
 		return false
 	}
 	b.valid, b.err = false, nil
+	if !b.opaque {
+		return true
+	}
 	b.z.Reset()
 	zw.Reset(&b.z)
-	b.adler, b.n, b.opaque = 1, 0, true
-	for y := b.y0; y < b.y1; y++ {
-		pix := m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y+y):][:rowBytes]
-		row[0] = 0 // filter type none
-		if !rgbRow(row[1:], pix) {
-			b.opaque = false
-			return true
-		}
-		if _, err := zw.Write(row); err != nil {
-			b.err = err
-			return true
-		}
-		b.adler = adler32Combine(b.adler, adler32.Checksum(row), len(row))
-		b.n += len(row)
+	if _, b.err = zw.Write(b.raw); b.err != nil {
+		return true
 	}
+	b.adler, b.n = adler32.Checksum(b.raw), len(b.raw)
 	if b.last {
 		b.err = zw.Close()
 	} else {
@@ -177,6 +160,32 @@ func (b *pngBand) compress(m *image.RGBA, zw *flate.Writer, row []byte, seed map
 	}
 	b.valid = b.err == nil
 	return true
+}
+
+// pack brings b.raw up to date with m's rows and reports whether they
+// changed (or b held nothing valid). Rows are packed straight into b.raw;
+// while they match, the comparison goes through row.
+func (b *pngBand) pack(m *image.RGBA, row []byte) bool {
+	line := 1 + 3*b.w
+	n := (b.y1 - b.y0) * line
+	changed := !b.valid || len(b.raw) != n
+	b.raw = slices.Grow(b.raw[:0], n)[:n]
+	b.opaque = true
+	for y := b.y0; y < b.y1; y++ {
+		pix := m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y+y):][:4*b.w]
+		dst := b.raw[(y-b.y0)*line:][:line]
+		dst[0] = 0 // filter type none
+		if changed {
+			b.opaque = rgbRow(dst[1:], pix) && b.opaque
+			continue
+		}
+		b.opaque = rgbRow(row, pix) && b.opaque
+		if !bytes.Equal(row, dst[1:]) {
+			copy(dst[1:], row)
+			changed = true
+		}
+	}
+	return changed
 }
 
 // rgbRow packs the RGBA pixels of src into dst as RGB (3 bytes a pixel) and
@@ -208,21 +217,6 @@ func rgbRow(dst, src []byte) bool {
 		}
 	}
 	return and&alphas == alphas
-}
-
-// rehash stores the hashes of m's rows in b and reports whether they all
-// equal the ones stored before.
-func (b *pngBand) rehash(m *image.RGBA, seed maphash.Seed) bool {
-	rowBytes := 4 * b.w
-	n := b.y1 - b.y0
-	same := len(b.sums) == n
-	b.sums = slices.Grow(b.sums[:0], n)[:n]
-	for i := range n {
-		h := maphash.Bytes(seed, m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y+b.y0+i):][:rowBytes])
-		same = same && b.sums[i] == h
-		b.sums[i] = h
-	}
-	return same
 }
 
 // adler32Combine returns the Adler-32 of A followed by B from the checksums
