@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/maphash"
+	"hash/crc32"
 	"image"
 	"io/fs"
 	"net/url"
@@ -45,9 +45,9 @@ const maxSlug = 40
 // screen did not change, the model was sent the same picture) is not written again,
 // and its earlier path is returned instead.
 type Writer struct {
-	dir  string
-	now  func() time.Time
-	seed maphash.Seed
+	dir string
+	now func() time.Time
+	crc *crc32.Table // CRC-32C: the checksum the CPU computes fastest
 
 	encMu sync.Mutex     // guards enc
 	enc   vision.Encoder // PNG of full frames; remembers the last frame's bands
@@ -56,7 +56,7 @@ type Writer struct {
 	f        *os.File
 	red      redactor
 	frames   map[int]int       // frames written per step
-	stored   map[uint64]string // hash of a stored file's bytes -> its path
+	stored   map[uint32]string // CRC-32C of a stored file's bytes -> its path
 	closed   bool
 	closeErr error
 }
@@ -82,7 +82,7 @@ func WithSecrets(secrets ...string) Option {
 // may be empty; V is set to Version; a zero start.T is taken from the clock. The
 // folder and files are private to the user (0700/0600): frames show the desktop.
 func Create(root string, start Event, opts ...Option) (*Writer, error) {
-	w := &Writer{now: time.Now, seed: maphash.MakeSeed(), frames: map[int]int{}, stored: map[uint64]string{}}
+	w := &Writer{now: time.Now, crc: crc32.MakeTable(crc32.Castagnoli), frames: map[int]int{}, stored: map[uint32]string{}}
 	for _, o := range opts {
 		o(w)
 	}
@@ -249,10 +249,11 @@ func (w *Writer) check(step int) error {
 }
 
 // store returns the path of a stored file holding exactly data, or names the next
-// frame file of step and writes data into a temporary file renamed into place. A hash
-// match is confirmed against the file's bytes, so a collision only costs a write.
+// frame file of step and writes data into a temporary file renamed into place. The
+// checksum only finds a candidate: a match is confirmed against the file's bytes, so a
+// collision (even a crafted one) costs a read and a write, never a wrong frame.
 func (w *Writer) store(step int, ext string, data []byte) (string, error) {
-	h := maphash.Bytes(w.seed, data)
+	h := crc32.Checksum(data, w.crc)
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
