@@ -236,3 +236,19 @@ func BenchmarkDiffFraction1080p(b *testing.B) {
 		DiffFraction(a, c)
 	}
 }
+
+func BenchmarkAdler32(b *testing.B) {
+	data := Downscale(loadRGBA(b, "busy1080.png"), ScaledSize(1920, 1080, 0)).Pix[:196752]
+	b.Run("vision", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			adlerSum(data)
+		}
+	})
+	b.Run("hash-adler32", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			adler32std(data)
+		}
+	})
+}

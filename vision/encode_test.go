@@ -5,7 +5,7 @@ import (
 	"compress/zlib"
 	"encoding/base64"
 	"encoding/binary"
-	"hash/adler32"
+	adler "hash/adler32"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -191,8 +191,8 @@ func TestAdler32Combine(t *testing.T) {
 	}
 	for _, cut := range []int{0, 1, 5551, 65521, 65522, 100000, len(data)} {
 		a, b := data[:cut], data[cut:]
-		got := adler32Combine(adler32.Checksum(a), adler32.Checksum(b), len(b))
-		if want := adler32.Checksum(data); got != want {
+		got := adler32Combine(adler.Checksum(a), adler.Checksum(b), len(b))
+		if want := adler.Checksum(data); got != want {
 			t.Errorf("cut at %d: combined %08x, want %08x", cut, got, want)
 		}
 	}
@@ -294,3 +294,22 @@ func TestEncodeReusesUnchangedBands(t *testing.T) {
 		}
 	})
 }
+
+func TestAdler32(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	data := make([]byte, 3<<20)
+	for i := range data {
+		data[i] = byte(r.IntN(256))
+	}
+	ff := bytes.Repeat([]byte{0xFF}, 3<<20) // the largest sums
+	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 4099, 5552, 5553, 65521, 196752, 1 << 20, 1<<20 + 3, 3 << 20} {
+		for _, in := range [][]byte{data[:n], ff[:n], data[len(data)-n:]} {
+			if got, want := adlerSum(in), adler32std(in); got != want {
+				t.Errorf("%d bytes: %08x, want %08x", n, got, want)
+			}
+		}
+	}
+}
+
+// adler32std is hash/adler32's checksum, the reference.
+func adler32std(p []byte) uint32 { return adler.Checksum(p) }

@@ -3,7 +3,6 @@ package vision
 import (
 	"bytes"
 	"encoding/binary"
-	"hash/adler32"
 	"hash/crc32"
 	"image"
 	"image/png"
@@ -152,7 +151,7 @@ func (b *pngBand) compress(m *image.RGBA, zw *flate.Writer, row []byte) bool {
 	if _, b.err = zw.Write(b.raw); b.err != nil {
 		return true
 	}
-	b.adler, b.n = adler32.Checksum(b.raw), len(b.raw)
+	b.adler, b.n = adlerSum(b.raw), len(b.raw)
 	if b.last {
 		b.err = zw.Close()
 	} else {
