@@ -208,6 +208,9 @@ func (w *Writer) Frame(step int, img image.Image) (string, error) {
 	if err := w.check(step); err != nil {
 		return "", err
 	}
+	if m, ok := img.(*image.RGBA); img == nil || ok && m == nil {
+		return "", fmt.Errorf("trace: frame %d: no image", step)
+	}
 	w.encMu.Lock()
 	data, err := w.enc.Encode(img)
 	w.encMu.Unlock()

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image"
 	"image/color"
 	"image/png"
 	"io/fs"
@@ -134,6 +135,12 @@ func TestFrames(t *testing.T) {
 	}
 	if _, err := w.Frame(-1, desktop(8, 8, 0)); err == nil {
 		t.Error("Frame(-1) succeeded")
+	}
+	var none *image.RGBA
+	for _, img := range []image.Image{nil, none, image.NewRGBA(image.Rect(0, 0, 0, 5))} {
+		if _, err := w.Frame(3, img); err == nil {
+			t.Errorf("Frame(%#v) succeeded", img)
+		}
 	}
 	// Already-encoded frames are stored as they are and numbered with the others.
 	data := []byte("\xff\xd8 not decoded, stored verbatim")
