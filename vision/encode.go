@@ -32,7 +32,7 @@ const DefaultJPEGQuality = 85
 //
 // WebP is lossless (VP8L) through github.com/HugoSmits86/nativewebp
 // v0.9.3, pinned: v1.2.0 takes 16 times longer for a larger file. It gives
-// PNG's pixels in about half the bytes, single-threaded and about ten times
+// PNG's pixels in about half the bytes, single-threaded and over ten times
 // slower than the PNG path: for slow uplinks, not for speed.
 //
 // An Encoder is not safe for concurrent use; use one per goroutine.
