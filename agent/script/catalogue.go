@@ -30,14 +30,14 @@ func (k Kind) Acts() bool { return k == KindPointer || k == KindKeyboard || k ==
 // The confirmation policy's entries (config `confirm`): a builtin's Risk names
 // the entry that makes the person approve its calls.
 const (
-	RiskLaunch       = "launch"       // launch(): every program started
-	RiskOpenURL      = "open_url"     // open_url(): every page opened in the desktop browser
-	RiskCloseCombos  = "close_combos" // press()/hold() of a combo that closes windows or ends the session
+	RiskLaunch      = "launch"       // launch(): every program started
+	RiskOpenURL     = "open_url"     // open_url(): every page opened in the desktop browser
+	RiskCloseCombos = "close_combos" // press()/hold() of a combo that closes windows or ends the session
 	// RiskSendAfterRead: a run that read a file under the home folder sends
 	// data to a domain it has not reached before (visit_page, web_search,
 	// open_url): what it read could leave with it.
 	RiskSendAfterRead = "send_after_read"
-	defaultGroupName = "other"
+	defaultGroupName  = "other"
 )
 
 // Builtins is the catalogue: every builtin deskpilot offers the model, declared
