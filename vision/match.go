@@ -1,0 +1,382 @@
+package vision
+
+// Likeness and template matching: how a replay tells whether the screen still
+// looks as it did when a run was recorded, and where a recorded target went.
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"math"
+	"slices"
+)
+
+// Parameters of Compare.
+const (
+	// CompareSide is the longest side, in pixels, Compare shrinks pictures to
+	// before comparing them: small enough that anti-aliasing, a blinking caret
+	// or a one-pixel shift vanish in the average, large enough that a moved
+	// dialog or a new window does not.
+	CompareSide = 320
+	// CompareMargin is the difference in grey level (of 255) up to which two
+	// compared pixels count as the same.
+	CompareMargin = 16
+)
+
+// Likeness says how alike two pictures of the screen look.
+type Likeness struct {
+	// Score is the share of the compared area that looks the same, 0..1.
+	Score float64
+	// Diff bounds the parts that look different, in the first picture's
+	// coordinates; empty when nothing does.
+	Diff image.Rectangle
+}
+
+// Compare reports how alike a and b look. Both are turned grey, shrunk by
+// area averaging until the longer side of a is at most CompareSide, and
+// blurred with a 3x3 box; a pixel of the result looks the same when the two
+// grey levels differ by at most CompareMargin. b is scaled to a's size when
+// the sizes differ. Pixels near an ignore rectangle (in a's coordinates:
+// deskpilot's own windows, the cursor) are not compared. Two empty pictures,
+// or nothing left to compare, score 1; one empty picture scores 0.
+func Compare(a, b image.Image, ignore []image.Rectangle) Likeness {
+	ra, rb := a.Bounds(), b.Bounds()
+	switch {
+	case ra.Empty() && rb.Empty():
+		return Likeness{Score: 1}
+	case ra.Empty() || rb.Empty():
+		return Likeness{Diff: ra}
+	}
+	size := smallSize(ra.Size(), CompareSide)
+	ga, gb := shrink(a, ra, size), shrink(b, rb, size)
+	skip := ignoredCells(ra, size, ignore)
+	ga, gb = ga.blur(), gb.blur()
+	compared, differ := 0, 0
+	cells := image.Rectangle{}
+	for y := range size.Y {
+		for x := range size.X {
+			i := y*size.X + x
+			if skip[i] {
+				continue
+			}
+			compared++
+			if math.Abs(float64(ga.pix[i]-gb.pix[i])) > CompareMargin {
+				differ++
+				cells = cells.Union(image.Rect(x, y, x+1, y+1))
+			}
+		}
+	}
+	if compared == 0 {
+		return Likeness{Score: 1}
+	}
+	l := Likeness{Score: 1 - float64(differ)/float64(compared)}
+	if !cells.Empty() {
+		l.Diff = image.Rect(
+			ra.Min.X+cells.Min.X*ra.Dx()/size.X, ra.Min.Y+cells.Min.Y*ra.Dy()/size.Y,
+			ra.Min.X+ceilDiv(cells.Max.X*ra.Dx(), size.X), ra.Min.Y+ceilDiv(cells.Max.Y*ra.Dy(), size.Y),
+		).Intersect(ra)
+	}
+	return l
+}
+
+// ignoredCells marks the cells of a picture r shrunk to size that an ignore
+// rectangle touches, and their neighbours (the blur spreads them one cell).
+func ignoredCells(r image.Rectangle, size image.Point, ignore []image.Rectangle) []bool {
+	skip := make([]bool, size.X*size.Y)
+	for _, ig := range ignore {
+		ig = ig.Intersect(r)
+		if ig.Empty() {
+			continue
+		}
+		x0 := (ig.Min.X-r.Min.X)*size.X/r.Dx() - 1
+		y0 := (ig.Min.Y-r.Min.Y)*size.Y/r.Dy() - 1
+		x1 := ceilDiv((ig.Max.X-r.Min.X)*size.X, r.Dx()) + 1
+		y1 := ceilDiv((ig.Max.Y-r.Min.Y)*size.Y, r.Dy()) + 1
+		for y := max(y0, 0); y < min(y1, size.Y); y++ {
+			for x := max(x0, 0); x < min(x1, size.X); x++ {
+				skip[y*size.X+x] = true
+			}
+		}
+	}
+	return skip
+}
+
+// Match is where FindTemplate found a template.
+type Match struct {
+	// At is the top-left corner of the best match, in the searched picture's
+	// coordinates.
+	At image.Point
+	// Score is the zero-mean normalised cross-correlation there: 1 is a
+	// perfect match (up to brightness and contrast), 0 no likeness.
+	Score float64
+	// Next is the best score at least half a template away from At. Close to
+	// Score, the template fits two places and At is a guess.
+	Next float64
+}
+
+// ErrFlatTemplate is returned by FindTemplate for a template with too little
+// contrast to be found: it would fit any plain area alike.
+var ErrFlatTemplate = errors.New("vision: the template is flat: it would match any plain area")
+
+// flatDeviation is the least standard deviation of grey levels a template
+// needs to be worth searching for.
+const flatDeviation = 4
+
+// maxCandidates is how many coarse matches FindTemplate refines.
+const maxCandidates = 6
+
+// FindTemplate finds where tmpl looks most like a part of img, by zero-mean
+// normalised cross-correlation of grey levels: first on both shrunk by a
+// whole factor (so that the shrunk template is about 16 pixels on its shorter
+// side), then at full resolution around the best few coarse matches. It
+// does not search other scales or rotations. A template larger than img is
+// an error, a flat one ErrFlatTemplate. Time grows with the area of img
+// times that of the shrunk template: about 10 ms for an 80x80 template on a
+// 1280x800 screen.
+func FindTemplate(img, tmpl image.Image) (Match, error) {
+	ri, rt := img.Bounds(), tmpl.Bounds()
+	if rt.Empty() || rt.Dx() > ri.Dx() || rt.Dy() > ri.Dy() {
+		return Match{}, fmt.Errorf("vision: find template: a %dx%d template does not fit in a %dx%d picture", rt.Dx(), rt.Dy(), ri.Dx(), ri.Dy())
+	}
+	full := shrink(tmpl, rt, rt.Size())
+	if full.deviation() < flatDeviation {
+		return Match{}, ErrFlatTemplate
+	}
+	f := min(max(min(rt.Dx(), rt.Dy())/16, 1), 8)
+	coarseImg := shrink(img, ri, image.Pt(ri.Dx()/f, ri.Dy()/f))
+	coarseTmpl := shrink(tmpl, rt, image.Pt(rt.Dx()/f, rt.Dy()/f))
+	cands := coarseImg.peaks(coarseTmpl, maxCandidates)
+	type found struct {
+		at    image.Point
+		score float64
+	}
+	var refined []found
+	for _, c := range cands {
+		// The coarse cell c covers full pixels from c*ri/coarse; search a
+		// little beyond one cell either way.
+		guess := image.Pt(c.X*ri.Dx()/coarseImg.w, c.Y*ri.Dy()/coarseImg.h)
+		reach := f + 2
+		at, score := refine(img, ri, full, rt.Size(), guess, reach)
+		refined = append(refined, found{at, score})
+	}
+	slices.SortStableFunc(refined, func(a, b found) int { return cmp.Compare(b.score, a.score) })
+	best := refined[0]
+	m := Match{At: best.at.Add(ri.Min), Score: best.score}
+	for _, r := range refined[1:] {
+		d := r.at.Sub(best.at)
+		if abs(d.X) >= rt.Dx()/2 || abs(d.Y) >= rt.Dy()/2 {
+			m.Next = max(m.Next, r.score)
+		}
+	}
+	return m, nil
+}
+
+// refine searches full-resolution positions within reach of guess (relative
+// to r.Min) for the best correlation with the template t of size ts.
+func refine(img image.Image, r image.Rectangle, t grey, ts image.Point, guess image.Point, reach int) (image.Point, float64) {
+	lo := image.Pt(max(guess.X-reach, 0), max(guess.Y-reach, 0))
+	hi := image.Pt(min(guess.X+reach, r.Dx()-ts.X), min(guess.Y+reach, r.Dy()-ts.Y))
+	lo = image.Pt(min(lo.X, hi.X), min(lo.Y, hi.Y))
+	win := image.Rect(lo.X, lo.Y, hi.X+ts.X, hi.Y+ts.Y).Add(r.Min)
+	g := shrink(img, win, win.Size())
+	tz, tnorm := t.zeroMean()
+	best, bestAt := math.Inf(-1), lo
+	for y := 0; y <= hi.Y-lo.Y; y++ {
+		for x := 0; x <= hi.X-lo.X; x++ {
+			s := g.ncc(tz, tnorm, t.w, t.h, x, y)
+			if s > best {
+				best, bestAt = s, image.Pt(lo.X+x, lo.Y+y)
+			}
+		}
+	}
+	return bestAt, best
+}
+
+// grey is a picture as grey levels 0..255, row by row.
+type grey struct {
+	w, h int
+	pix  []float32
+}
+
+// smallSize is size scaled down (never up) so that its longer side is at
+// most side, keeping at least one pixel each way.
+func smallSize(size image.Point, side int) image.Point {
+	long := max(size.X, size.Y)
+	if long <= side {
+		return size
+	}
+	return image.Pt(max(size.X*side/long, 1), max(size.Y*side/long, 1))
+}
+
+// shrink turns the part r of img grey and averages it down to size: each
+// source pixel adds to the one cell it falls in.
+func shrink(img image.Image, r image.Rectangle, size image.Point) grey {
+	g := grey{w: size.X, h: size.Y, pix: make([]float32, size.X*size.Y)}
+	if g.w == 0 || g.h == 0 {
+		return g
+	}
+	count := make([]float32, len(g.pix))
+	cellX := make([]int, r.Dx())
+	for x := range cellX {
+		cellX[x] = x * size.X / r.Dx()
+	}
+	row := make([]float32, r.Dx())
+	for y := range r.Dy() {
+		lumaRow(img, r.Min.Y+y, r.Min.X, row)
+		base := (y * size.Y / r.Dy()) * size.X
+		for x, v := range row {
+			g.pix[base+cellX[x]] += v
+			count[base+cellX[x]]++
+		}
+	}
+	for i := range g.pix {
+		if count[i] > 0 {
+			g.pix[i] /= count[i]
+		}
+	}
+	return g
+}
+
+// lumaRow fills row with the grey levels of len(row) pixels of img from (x0, y).
+func lumaRow(img image.Image, y, x0 int, row []float32) {
+	switch m := img.(type) {
+	case *image.RGBA:
+		p := m.Pix[m.PixOffset(x0, y):]
+		for i := range row {
+			row[i] = luma(p[4*i], p[4*i+1], p[4*i+2])
+		}
+	case *image.NRGBA:
+		p := m.Pix[m.PixOffset(x0, y):]
+		for i := range row {
+			row[i] = luma(p[4*i], p[4*i+1], p[4*i+2])
+		}
+	case *image.YCbCr:
+		for i := range row {
+			row[i] = float32(m.Y[m.YOffset(x0+i, y)])
+		}
+	case *image.Gray:
+		p := m.Pix[m.PixOffset(x0, y):]
+		for i := range row {
+			row[i] = float32(p[i])
+		}
+	default:
+		for i := range row {
+			row[i] = float32(color.GrayModel.Convert(img.At(x0+i, y)).(color.Gray).Y)
+		}
+	}
+}
+
+// luma is the grey level of an RGB colour (ITU-R BT.601 weights).
+func luma(r, g, b uint8) float32 {
+	return (299*float32(r) + 587*float32(g) + 114*float32(b)) / 1000
+}
+
+// blur returns g smoothed by a 3x3 box (edges use the pixels there are).
+func (g grey) blur() grey {
+	out := grey{w: g.w, h: g.h, pix: make([]float32, len(g.pix))}
+	for y := range g.h {
+		for x := range g.w {
+			var sum, n float32
+			for yy := max(y-1, 0); yy <= min(y+1, g.h-1); yy++ {
+				for xx := max(x-1, 0); xx <= min(x+1, g.w-1); xx++ {
+					sum += g.pix[yy*g.w+xx]
+					n++
+				}
+			}
+			out.pix[y*g.w+x] = sum / n
+		}
+	}
+	return out
+}
+
+// deviation is the standard deviation of g's grey levels.
+func (g grey) deviation() float64 {
+	_, norm := g.zeroMean()
+	if len(g.pix) == 0 {
+		return 0
+	}
+	return norm / math.Sqrt(float64(len(g.pix)))
+}
+
+// zeroMean returns g's levels minus their mean, and the norm of the result.
+func (g grey) zeroMean() ([]float32, float64) {
+	var sum float64
+	for _, v := range g.pix {
+		sum += float64(v)
+	}
+	mean := float32(sum / float64(max(len(g.pix), 1)))
+	z := make([]float32, len(g.pix))
+	var sq float64
+	for i, v := range g.pix {
+		z[i] = v - mean
+		sq += float64(z[i]) * float64(z[i])
+	}
+	return z, math.Sqrt(sq)
+}
+
+// ncc is the zero-mean normalised cross-correlation of the window of g at
+// (x, y) with a template of size tw x th given as zero-mean levels tz of
+// norm tnorm. A flat window scores 0.
+func (g grey) ncc(tz []float32, tnorm float64, tw, th, x, y int) float64 {
+	var cross, sum, sq float64
+	for j := range th {
+		row := g.pix[(y+j)*g.w+x:][:tw]
+		trow := tz[j*tw:][:tw]
+		var c, s, q float32
+		for i, v := range row {
+			c += v * trow[i]
+			s += v
+			q += v * v
+		}
+		cross, sum, sq = cross+float64(c), sum+float64(s), sq+float64(q)
+	}
+	n := float64(tw * th)
+	v := sq - sum*sum/n
+	if v < 1e-6 || tnorm == 0 {
+		return 0
+	}
+	return max(-1, min(1, cross/(math.Sqrt(v)*tnorm)))
+}
+
+// peaks returns the top-left corners of up to k best, well separated
+// matches of t in g (coarse search): each pick suppresses the positions
+// within half a template of it.
+func (g grey) peaks(t grey, k int) []image.Point {
+	nx, ny := g.w-t.w+1, g.h-t.h+1
+	if nx <= 0 || ny <= 0 || t.w == 0 || t.h == 0 {
+		return []image.Point{{}}
+	}
+	tz, tnorm := t.zeroMean()
+	scores := make([]float64, nx*ny)
+	for y := range ny {
+		for x := range nx {
+			scores[y*nx+x] = g.ncc(tz, tnorm, t.w, t.h, x, y)
+		}
+	}
+	var out []image.Point
+	gone := make([]bool, len(scores))
+	for len(out) < k {
+		best := -1
+		for i, s := range scores {
+			if !gone[i] && (best < 0 || s > scores[best]) {
+				best = i
+			}
+		}
+		if best < 0 {
+			break
+		}
+		p := image.Pt(best%nx, best/nx)
+		out = append(out, p)
+		rx, ry := max(t.w/2, 1), max(t.h/2, 1)
+		for y := max(p.Y-ry+1, 0); y < min(p.Y+ry, ny); y++ {
+			for x := max(p.X-rx+1, 0); x < min(p.X+rx, nx); x++ {
+				gone[y*nx+x] = true
+			}
+		}
+	}
+	return out
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
