@@ -167,6 +167,19 @@ func TestFindTemplate(t *testing.T) {
 	}
 }
 
+// A large template (a quarter of a window and the wallpaper beside it) is
+// followed down a three-level pyramid to the exact place.
+func TestFindTemplateLarge(t *testing.T) {
+	from, to := image.Pt(200, 150), image.Pt(640, 380)
+	c := buttonOf(from)
+	r := image.Rect(c.X-160, c.Y-160, c.X+160, c.Y+100)
+	tmpl := Crop(scene(1, from), r)
+	m, err := FindTemplate(scene(1, to), tmpl)
+	if want := r.Min.Add(to.Sub(from)); err != nil || m.At != want || m.Score < 0.9 {
+		t.Errorf("match %+v (%v), want at %v", m, err, want)
+	}
+}
+
 func TestFindTemplateRefuses(t *testing.T) {
 	img := scene(1, image.Pt(200, 150))
 	flat := image.NewRGBA(image.Rect(0, 0, 60, 60))

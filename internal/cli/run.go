@@ -38,7 +38,7 @@ to stdout (or a JSON object with --json). Exit codes: 0 answered, 1 failed, 2 us
 			if !cfg.HasModel() {
 				return &exitError{exitUsage, errors.New(config.ErrNoModel)}
 			}
-			ready, err := s.open(cmd.Context(), cfg, wiring.Options{})
+			ready, err := s.open(cmd.Context(), cfg, wiring.Options{Secrets: envSecrets(os.Environ())})
 			if err != nil {
 				return &exitError{exitFailed, err}
 			}
