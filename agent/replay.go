@@ -178,15 +178,16 @@ func (r *runState) checkpoint(ctx context.Context, step int) (actions.Record, bo
 		p.moves, p.adapted = moves, true
 		p.mu.Unlock()
 	}
-	act.Result = c.String()
-	if c.Diverged {
-		act.Error = (&DivergenceError{Check: c}).Error()
-	}
-	if stop {
+	switch {
+	case stop:
 		p.mu.Lock()
 		p.diverged = &c
 		p.mu.Unlock()
-		act.Result = "stopped"
+		act.Result, act.Error = "stopped", (&DivergenceError{Check: c}).Error()
+	case c.Diverged:
+		act.Result = "does not look as recorded, going on (--force): " + c.String()
+	default:
+		act.Result = c.String()
 	}
 	return act, stop, nil
 }

@@ -196,69 +196,83 @@ type exported struct {
 	image []byte
 }
 
+// runInfo is what every row of one trace shares.
+type runInfo struct {
+	t       *Trace
+	name    string // the trace folder name as written in rows
+	screen  Rect
+	outcome string
+	fields  map[int][]image.Rectangle // typed-secret fields by step (secretFields)
+}
+
 // datasetRows builds the rows of t, noting skipped steps in rep.
 func datasetRows(t *Trace, o DatasetOptions, sec secretText, rep *DatasetReport) []exported {
-	name := sec.name(filepath.Base(t.Dir))
-	screen := Rect{}
+	run := runInfo{t: t, name: sec.name(filepath.Base(t.Dir)), fields: secretFields(t)}
 	if t.Start.Screen != nil {
-		screen = *t.Start.Screen
+		run.screen = *t.Start.Screen
 	}
-	outcome := ""
 	if t.End != nil {
-		outcome = t.End.Outcome
+		run.outcome = t.End.Outcome
 	}
-	fields := secretFields(t)
 	var out []exported
 	for _, s := range t.Steps {
 		if s.Number < 1 {
 			continue
 		}
-		rel, source := s.ModelFrame, "model"
-		if rel == "" {
-			rel, source = s.Frame, "screen"
-		}
-		if rel == "" {
-			rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s step %d: no image was recorded", name, s.Number))
-			continue
-		}
-		img, format, data, err := DecodeFrame(t.Dir, rel)
+		e, err := stepRow(run, s, o, sec)
 		if err != nil {
-			rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s step %d: %v", name, s.Number, err))
+			rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s step %d: %v", run.name, s.Number, err))
 			continue
 		}
-		size := img.Bounds().Size()
-		var redacted []image.Rectangle
-		if o.Redact {
-			redacted = imageRects(fields[s.Number], screen, size)
-			if len(redacted) > 0 {
-				if data, err = flatten(img, redacted); err != nil {
-					rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s step %d: redact: %v", name, s.Number, err))
-					continue
-				}
-				format = "png"
-			}
-		}
-		ext := map[string]string{"jpeg": "jpg"}[format]
-		if ext == "" {
-			ext = "png"
-		}
-		row := DatasetRow{
-			FileName: fmt.Sprintf("%s/%s-%04d.%s", DatasetImages, name, s.Number, ext),
-			Trace:    name, Started: t.Start.T, Task: sec.str(t.Start.Task), Model: sec.str(t.Start.Model),
-			CoordMode: t.Start.CoordMode, Screen: screen, ImageSource: source,
-			ImageWidth: size.X, ImageHeight: size.Y, Step: s.Number, Steps: t.StepCount(),
-			Thought: sec.str(s.Thought), Code: sec.str(s.Code), Answer: sec.str(s.Answer), Outcome: outcome,
-			Actions: datasetActions(s.Actions, screen, size, sec), Redacted: []Rect{},
-		}
-		if ob := s.Observation; ob != nil {
-			row.Observation, row.Error = sec.str(ob.Text), sec.str(ob.Error)
-		}
-		for _, r := range redacted {
-			row.Redacted = append(row.Redacted, *RectOf(r))
-		}
-		out = append(out, exported{row: row, image: data})
+		out = append(out, e)
 	}
 	return out
+}
+
+// stepRow builds the row of one step and its image's bytes.
+func stepRow(run runInfo, s Step, o DatasetOptions, sec secretText) (exported, error) {
+	rel, source := s.ModelFrame, "model"
+	if rel == "" {
+		rel, source = s.Frame, "screen"
+	}
+	if rel == "" {
+		return exported{}, errors.New("no image was recorded")
+	}
+	img, format, data, err := DecodeFrame(run.t.Dir, rel)
+	if err != nil {
+		return exported{}, err
+	}
+	size := img.Bounds().Size()
+	var redacted []image.Rectangle
+	if o.Redact {
+		redacted = imageRects(run.fields[s.Number], run.screen, size)
+	}
+	if len(redacted) > 0 {
+		if data, err = flatten(img, redacted); err != nil {
+			return exported{}, fmt.Errorf("redact: %w", err)
+		}
+		format = "png"
+	}
+	ext := "png"
+	if format == "jpeg" {
+		ext = "jpg"
+	}
+	t := run.t
+	row := DatasetRow{
+		FileName: fmt.Sprintf("%s/%s-%04d.%s", DatasetImages, run.name, s.Number, ext),
+		Trace:    run.name, Started: t.Start.T, Task: sec.str(t.Start.Task), Model: sec.str(t.Start.Model),
+		CoordMode: t.Start.CoordMode, Screen: run.screen, ImageSource: source,
+		ImageWidth: size.X, ImageHeight: size.Y, Step: s.Number, Steps: t.StepCount(),
+		Thought: sec.str(s.Thought), Code: sec.str(s.Code), Answer: sec.str(s.Answer), Outcome: run.outcome,
+		Actions: datasetActions(s.Actions, run.screen, size, sec), Redacted: []Rect{},
+	}
+	if ob := s.Observation; ob != nil {
+		row.Observation, row.Error = sec.str(ob.Text), sec.str(ob.Error)
+	}
+	for _, r := range redacted {
+		row.Redacted = append(row.Redacted, *RectOf(r))
+	}
+	return exported{row: row, image: data}, nil
 }
 
 // datasetActions converts a step's actions, adding each point's place in
