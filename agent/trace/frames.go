@@ -85,7 +85,7 @@ func DecodeFrame(dir, rel string) (image.Image, string, []byte, error) {
 
 // decodeImage decodes a PNG or JPEG after checking its size.
 func decodeImage(data []byte) (image.Image, string, error) {
-	cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
 		return nil, "", err
 	}
