@@ -137,9 +137,9 @@ const (
 // template is about 16 pixels on its shorter side), then around the best
 // few matches at finer scales (each a quarter of the last) down to full
 // resolution. It does not search other scales or rotations. A template
-// larger than img is an error, a flat one ErrFlatTemplate. About 10 ms for
-// an 80x80 template on an idle core and a 1280x800 screen
-// (BenchmarkFindTemplate).
+// larger than img is an error, a flat one ErrFlatTemplate. An 80x80
+// template on a 1280x800 screen takes 35-60 ms on a loaded 2-core machine
+// (BenchmarkFindTemplate; Compare of two such screens 27-50 ms).
 func FindTemplate(img, tmpl image.Image) (Match, error) {
 	ri, rt := img.Bounds(), tmpl.Bounds()
 	if rt.Empty() || rt.Dx() > ri.Dx() || rt.Dy() > ri.Dy() {
