@@ -49,7 +49,9 @@ func (r *runState) check(ctx context.Context, step int) (Check, map[vision.Scree
 	// display's top-left corner); org turns them into root coordinates now.
 	org := r.a.Display.Min
 	rec = offsetTo(rec, now.Rect.Min)
-	ignore := r.checkIgnore(now.Rect.Min)
+	// deskpilot's windows now, the pointer, and what was masked when the
+	// frame was recorded (the app's own window) are not compared.
+	ignore := append(r.checkIgnore(now.Rect.Min), vision.MaskedAreas(rec)...)
 	lk := vision.Compare(now, rec, ignore)
 	c.Screen = lk.Score
 	if !lk.Diff.Empty() {

@@ -396,3 +396,57 @@ func (g grey) peaks(t grey, k int) []candidate {
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// maskCell is the side of the cells MaskedAreas looks at, pixels.
+const maskCell = 16
+
+// MaskedAreas finds where img shows the hatching MaskRects paints over
+// deskpilot's own windows: 16x16 cells whose pixels are its two colours
+// (each present; one row or column may differ), as rectangles (runs of
+// cells along a row, grown by a cell each way to take in the partly
+// masked cells at the edges) in img's coordinates. A recorded frame's masked areas say
+// nothing about the screen, so a replay does not compare them.
+func MaskedAreas(img image.Image) []image.Rectangle {
+	b := img.Bounds()
+	mask, hatch := rgb(maskRGB), rgb(hatchRGB)
+	var out []image.Rectangle
+	for y0 := b.Min.Y; y0+maskCell <= b.Max.Y; y0 += maskCell {
+		run := image.Rectangle{}
+		for x0 := b.Min.X; x0+maskCell <= b.Max.X; x0 += maskCell {
+			nm, nh := 0, 0
+			for y := y0; y < y0+maskCell; y++ {
+				for x := x0; x < x0+maskCell; x++ {
+					switch rgbaAt(img, x, y) {
+					case mask:
+						nm++
+					case hatch:
+						nh++
+					}
+				}
+			}
+			const n = maskCell * maskCell
+			cell := image.Rect(x0, y0, x0+maskCell, y0+maskCell)
+			if nm+nh >= n-maskCell && nm >= n/20 && nh >= n/20 {
+				run = run.Union(cell)
+				continue
+			}
+			if !run.Empty() {
+				out = append(out, run.Inset(-maskCell).Intersect(b))
+				run = image.Rectangle{}
+			}
+		}
+		if !run.Empty() {
+			out = append(out, run.Inset(-maskCell).Intersect(b))
+		}
+	}
+	return out
+}
+
+// rgbaAt is the colour of img at (x, y), read directly from an RGBA image.
+func rgbaAt(img image.Image, x, y int) color.RGBA {
+	if m, ok := img.(*image.RGBA); ok {
+		p := m.Pix[m.PixOffset(x, y):]
+		return color.RGBA{p[0], p[1], p[2], p[3]}
+	}
+	return color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)
+}

@@ -5,6 +5,7 @@ import (
 	"image"
 	"image/color"
 	"image/draw"
+	"slices"
 	"testing"
 )
 
@@ -197,6 +198,28 @@ func TestFindTemplateRefuses(t *testing.T) {
 	small := Crop(img, image.Rect(555, 400, 567, 412))
 	if m, err := FindTemplate(img, small); err != nil || m.Score < 0.99 {
 		t.Errorf("12x12 template: %+v, %v", m, err)
+	}
+}
+
+func TestMaskedAreas(t *testing.T) {
+	img := scene(1, image.Pt(200, 150))
+	own := image.Rect(900, 600, 1260, 700)
+	MaskRects(img, []image.Rectangle{own})
+	areas := MaskedAreas(img)
+	for _, a := range areas {
+		if !a.In(own.Inset(-maskCell)) {
+			t.Errorf("area %v is more than a cell outside the mask %v", a, own)
+		}
+	}
+	for y := own.Min.Y; y < own.Max.Y; y++ {
+		for x := own.Min.X; x < own.Max.X; x++ {
+			if !slices.ContainsFunc(areas, image.Pt(x, y).In) {
+				t.Fatalf("(%d, %d) of the mask is in no area %v", x, y, areas)
+			}
+		}
+	}
+	if a := MaskedAreas(scene(1, image.Pt(200, 150))); len(a) != 0 {
+		t.Errorf("an unmasked frame has masked areas %v", a)
 	}
 }
 
