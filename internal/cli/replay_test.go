@@ -13,6 +13,8 @@ import (
 	"deskpilot/agent/llm/llmtest"
 	"deskpilot/agent/trace"
 	"deskpilot/internal/testapps"
+	"deskpilot/vision"
+	"deskpilot/vision/screen"
 	"deskpilot/vision/xdisplay"
 )
 
@@ -49,9 +51,15 @@ func TestReplayPlayAndExport(t *testing.T) {
 		form := testapps.StartForm(t, d)
 		defer closeForm(t, d)
 		moveForm(t, d, form, image.Pt(640, 380))
+		before := formPixels(t, form)
 		out, code := cli(t, "", "replay", rec, "--yes", "--trace-dir", traces)
 		if code != exitDiverged {
 			t.Fatalf("exit %d, want 4:\n%s", code, out)
+		}
+		// No click: the form looks as before (a click in the name field
+		// would have shown its caret).
+		if after := formPixels(t, form); !vision.Same(before, after, nil) {
+			t.Error("the form changed during the stopped replay")
 		}
 		for _, want := range []string{"step 1 does not look as recorded", "click target (", "looks ", "--adapt acts there"} {
 			if !strings.Contains(out, want) {
@@ -246,6 +254,29 @@ func moveForm(t *testing.T, d *xdisplay.Display, form *testapps.Form, at image.P
 			last, stable = r, 0
 		}
 	}
+}
+
+// formPixels captures the form window's area of the screen.
+func formPixels(t *testing.T, form *testapps.Form) *image.RGBA {
+	t.Helper()
+	sc, err := screen.Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	name, err := form.Widget("name")
+	if err != nil {
+		t.Fatal(err)
+	}
+	save, err := form.Widget("save")
+	if err != nil {
+		t.Fatal(err)
+	}
+	area, err := sc.Capture(t.Context(), name.Union(save).Inset(-20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return vision.Crop(area, area.Rect)
 }
 
 // newestActions lists the action names of the newest trace under traces.
