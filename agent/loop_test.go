@@ -11,6 +11,7 @@ import (
 	"deskpilot/actions"
 	"deskpilot/actions/robot"
 	"deskpilot/agent"
+	"deskpilot/agent/llm"
 	"deskpilot/agent/llm/llmtest"
 	"deskpilot/internal/config"
 )
@@ -398,5 +399,25 @@ func TestPolicyRefusesDomainsAndApps(t *testing.T) {
 	}
 	if asked != 0 {
 		t.Errorf("the person was asked %d times about actions the policy refuses", asked)
+	}
+}
+
+// A reply that never ends is cut at the client's cap; what came before the cut
+// runs and the model is told its reply was cut.
+func TestEndlessReplyIsCut(t *testing.T) {
+	r := newRig(t, config.Settings{},
+		llmtest.Reply{Text: "Thought: go.\n```python\nprint(\"first\")\n```\n" + strings.Repeat("blah ", 200), Endless: true},
+		code(`final_answer("done")`))
+	r.agent.Model = llm.New(llm.Config{BaseURL: r.srv.URL, Model: "m", MaxRetries: -1, MaxReplyBytes: 8 << 10})
+	fin := r.run("say something")
+	if fin.Outcome != agent.Answered || fin.Answer != "done" {
+		t.Fatalf("run ended %s %q (%s)", fin.Outcome, fin.Answer, fin.Error)
+	}
+	if obs := r.lastUser(1); !strings.Contains(obs, "your reply was cut because the reply was longer than 8192 bytes") || !strings.Contains(obs, "first") {
+		t.Errorf("observation after the cut reply:\n%s", obs)
+	}
+	tr := r.readTrace(fin)
+	if n := len(tr.Steps[0].Reply); n > 8<<10 {
+		t.Errorf("the trace holds a %d-byte reply", n)
 	}
 }

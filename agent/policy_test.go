@@ -2,6 +2,7 @@ package agent
 
 import (
 	"net/url"
+	"strings"
 	"testing"
 )
 
@@ -42,5 +43,43 @@ func TestPolicyApp(t *testing.T) {
 		if err := c.CheckApp(app); (err != nil) != refused {
 			t.Errorf("CheckApp(%s) = %v, want refusal %v", app, err, refused)
 		}
+	}
+}
+
+// Wrappers that run another program do not get a denied app past the policy.
+func TestPolicyCommandWrappers(t *testing.T) {
+	p := Policy{DenyApps: []string{"touch"}}
+	for line, refused := range map[string]bool{
+		"touch /tmp/x":                   true,
+		"env touch /tmp/x":               true,
+		"env -i A=1 touch /tmp/x":        true,
+		"/usr/bin/env touch /tmp/x":      true,
+		"nohup touch /tmp/x":             true,
+		"timeout 5 touch /tmp/x":         true,
+		"timeout -s KILL 5 touch /tmp/x": true,
+		"nice -n 5 touch /tmp/x":         true,
+		"setsid touch /tmp/x":            true,
+		"xargs touch":                    true,
+		"find /tmp -exec touch {} ;":     true,
+		"busybox touch /tmp/x":           true,
+		"sh -c touch":                    true,
+		"bash -lc anything":              true,
+		"python3 -c import_os":           true,
+		"perl -e system":                 true,
+		"gedit notes.txt":                false,
+		"env gedit":                      false,
+		"find /tmp -name x":              false,
+		"bash script.sh":                 false,
+		"python3 app.py":                 false,
+		"timeout 5 gedit":                false,
+		"env FOO=touch gedit":            false,
+	} {
+		err := p.CheckCommand(strings.Fields(line))
+		if (err != nil) != refused {
+			t.Errorf("CheckCommand(%q) = %v, want refusal %v", line, err, refused)
+		}
+	}
+	if err := (Policy{}).CheckCommand([]string{"sh", "-c", "rm -rf ~"}); err != nil {
+		t.Errorf("with no deny_apps nothing is refused: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"deskpilot/actions"
+	"sync"
 
 	"context"
 	"errors"
@@ -15,6 +16,7 @@ import (
 	"deskpilot/agent/dialect"
 	"deskpilot/agent/llm"
 	"deskpilot/agent/script"
+	"deskpilot/agent/trace"
 	"deskpilot/vision"
 )
 
@@ -28,7 +30,7 @@ type runState struct {
 	prompts prompts
 	mapper  vision.Mapper
 	dialect dialect.Dialect
-	exec    *script.Executor
+	exec    executor
 	obs     *vision.Observer
 	attEnc  vision.Encoder // encodes attachments (zoom, screenshot)
 	// ownBefore are deskpilot's windows as listed right before the newest capture.
@@ -46,6 +48,11 @@ type runState struct {
 	usage    Usage
 	started  time.Time
 	lastCode string
+	cut      string // why the newest reply was cut short (llm.Response.Cut), or ""
+
+	readHome atomic.Bool     // inspect_file read a file under the home folder
+	sentMu   sync.Mutex      // guards sentTo
+	sentTo   map[string]bool // hosts data went to (or was approved for)
 }
 
 // currentStep is the step now running; safe from any goroutine.
@@ -73,20 +80,37 @@ func (a *Agent) newRun(ctx context.Context, task string, h Hooks, s *Session, rp
 	enc := vision.Encoder{Format: cfg.ImageFormat, JPEGQuality: cfg.ImageQuality}
 	r.obs = &vision.Observer{Mapper: r.mapper, Encoder: enc}
 	r.attEnc = enc
-	r.input = &trackedInput{Input: a.Input, cursor: a.Cursor}
-	r.input.answered = r.clickAnswered
+	r.input = &trackedInput{Input: a.Input, cursor: a.Cursor, look: a.Screen.Capture, origin: a.Display.Min}
 
-	r.exec = script.New(script.Options{}, r.tools()...)
+	r.exec = r.newExecutor()
 	if err := r.openRecorder(); err != nil {
 		return nil, err
 	}
 	r.disp = newDispatcher(r.deliver)
+	a.current.Store(r)
 	s.setControl(func(reason string) {
 		if s.gate.pause(reason) {
 			r.disp.emit(Paused{Step: r.currentStep(), Reason: reason})
 		}
 	}, func() { r.disp.emit(Resumed{Step: r.currentStep()}) })
 	return r, nil
+}
+
+// executor runs the model's code: script.Sandbox (a child process, the
+// default) or script.Executor (in this process).
+type executor interface {
+	Exec(ctx context.Context, code string) script.Result
+	Stubs() string
+	Kind(name string) script.Kind
+	Close() error
+}
+
+// newExecutor makes the run's executor with its tools.
+func (r *runState) newExecutor() executor {
+	if r.cfg.InProcess {
+		return script.New(script.Options{}, r.tools()...)
+	}
+	return script.NewSandbox(script.SandboxOptions{Memory: r.cfg.CodeMemory}, r.tools()...)
 }
 
 // mapperFor is the run's coordinate mapping: the dialect's space on the target
@@ -180,6 +204,9 @@ func (r *runState) doStep(ctx context.Context) (Finished, error) {
 	r.msgs = append(r.msgs, textMsg("assistant", turn))
 	var res script.Result
 	var notes []string
+	if r.cut != "" {
+		notes = append(notes, "Note: your reply was cut because "+r.cut+"; only what came before the cut was read. Keep replies short: a brief thought and one code block.")
+	}
 	if fe := (*dialect.FormatError)(nil); errors.As(perr, &fe) {
 		notes = append(notes, fe.Help)
 	} else if perr != nil {
@@ -222,7 +249,7 @@ func (r *runState) complete(ctx context.Context, msgs []llm.Message, stopAtObser
 	t0 := r.a.now()
 	step := r.step
 	req.OnRetry = func(rt llm.Retry) {
-		r.a.log().Warn("model call retried", "step", step, "attempt", rt.Attempt, "delay", rt.Delay, "err", rt.Err)
+		r.a.log().Info("model call retried", "step", step, "attempt", rt.Attempt, "delay", rt.Delay, "err", rt.Err)
 		if rt.Discard {
 			r.disp.emit(TextDelta{Step: step, Reset: true})
 		}
@@ -233,6 +260,7 @@ func (r *runState) complete(ctx context.Context, msgs []llm.Message, stopAtObser
 	if err != nil {
 		return "", fmt.Errorf("model call: %w", err)
 	}
+	r.cut = resp.Cut
 	u := Usage{Input: resp.Usage.Input, Output: resp.Usage.Output}
 	r.usage.Input += u.Input
 	r.usage.Output += u.Output
@@ -297,14 +325,19 @@ func (r *runState) fail(ctx context.Context, err error) Finished {
 	if ctx.Err() != nil {
 		return r.cancelled()
 	}
-	r.a.log().Error("run failed", "step", r.step, "err", err)
+	// The error reaches every watcher in Finished; the log only keeps a record.
+	r.a.log().Info("run failed", "step", r.step, "err", err)
 	return r.finished(Failed, "", err.Error())
 }
 
 // finish releases input, emits Finished and closes the trace.
 func (r *runState) finish(fin Finished) {
+	r.a.current.CompareAndSwap(r, nil)
 	if err := r.input.ReleaseAll(); err != nil {
 		r.a.log().Warn("release input", "err", err)
+	}
+	if err := r.exec.Close(); err != nil {
+		r.a.log().Warn("close the code's process", "err", err)
 	}
 	r.disp.emit(fin)
 	r.disp.close()
@@ -446,10 +479,13 @@ func (r *runState) observeStep(ctx context.Context, res script.Result, notes []s
 	}
 	b.WriteString("This is the screen now:")
 	imgs = append(imgs, llm.Part{ImageURL: v.dataURL})
-	ev := v.observed(r.step, b.String())
-	ev.Error, ev.Changed, ev.Duration = errText, changed, r.a.now().Sub(start)
+	// A secret's value can come back in what the code printed (a file, a
+	// page): neither the model nor anyone watching sees it.
+	text := r.redact(b.String())
+	ev := v.observed(r.step, text)
+	ev.Error, ev.Changed, ev.Duration = r.redact(errText), changed, r.a.now().Sub(start)
 	r.disp.emit(ev)
-	return observation{text: b.String(), images: imgs}, nil
+	return observation{text: text, images: imgs}, nil
 }
 
 // afterStep takes the frame that shows the step's effect: when the step acted on
@@ -475,6 +511,15 @@ func (r *runState) afterStep(ctx context.Context, acted bool) (*image.RGBA, bool
 	}
 	r.frame = sr.Frame
 	return sr.Frame, sr.Changed, sr.Elapsed, nil
+}
+
+// redact hides the run's secrets (type_secret values, the API key) in s.
+func (r *runState) redact(s string) string {
+	secrets := slices.Clone(r.a.Redact)
+	for _, v := range r.a.Secrets {
+		secrets = append(secrets, v)
+	}
+	return trace.Redact(s, secrets...)
 }
 
 // ownIgnore is deskpilot's own windows in the coordinates of a frame of the

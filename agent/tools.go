@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os/exec"
 	"strings"
 
 	"go.starlark.net/starlark"
 
 	"deskpilot/actions"
+	"deskpilot/actions/browser"
 	"deskpilot/agent/script"
 )
 
@@ -93,6 +95,9 @@ func (r *runState) startProgram(c *script.Call, call string, result string, name
 	return nil
 }
 
+// maxLaunchLine is the longest command line launch takes.
+const maxLaunchLine = 8192
+
 func (r *runState) launch(c *script.Call, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	a, err := c.Bind()
 	if err != nil {
@@ -102,6 +107,9 @@ func (r *runState) launch(c *script.Call, args starlark.Tuple, kwargs []starlark
 	if err := a.Err(); err != nil {
 		return nil, err
 	}
+	if len(line) > maxLaunchLine {
+		return nil, fmt.Errorf("launch: the command line is %d bytes long; at most %d", len(line), maxLaunchLine)
+	}
 	fields := strings.Fields(line)
 	if len(fields) == 0 {
 		return nil, errors.New("launch: app is empty; give a program name, e.g. launch(\"xterm\")")
@@ -109,7 +117,7 @@ func (r *runState) launch(c *script.Call, args starlark.Tuple, kwargs []starlark
 	if strings.ContainsAny(line, "|;&$`<>") {
 		return nil, errors.New("launch: shell syntax is not supported; give a program and its arguments only")
 	}
-	if err := r.cfg.Policy.CheckApp(fields[0]); err != nil {
+	if err := r.cfg.Policy.CheckCommand(fields); err != nil {
 		return nil, err
 	}
 	return starlark.None, r.startProgram(c, "launch("+line+")", "started (pid %d)", fields[0], fields[1:]...)
@@ -134,5 +142,18 @@ func (r *runState) openURL(c *script.Call, args starlark.Tuple, kwargs []starlar
 	if err := r.cfg.Policy.CheckURL(u); err != nil {
 		return nil, err
 	}
-	return starlark.None, r.startProgram(c, "open_url("+u.String()+")", "opened (pid %d)", "xdg-open", u.String())
+	if err := browser.CheckURL(c.Ctx, u, r.cfg.Policy.AllowPrivate); err != nil {
+		return nil, fmt.Errorf("open_url: %w", err)
+	}
+	resume := c.Untimed()
+	err = r.checkSend(c.Ctx, u)
+	resume()
+	if err != nil {
+		return nil, err
+	}
+	err = r.startProgram(c, "open_url("+u.String()+")", "opened (pid %d)", "xdg-open", u.String())
+	if errors.Is(err, exec.ErrNotFound) {
+		return nil, fmt.Errorf("no program to open web pages (xdg-open) is installed here, so %s was not opened; read it as text with visit_page(%q) instead", u, u.String())
+	}
+	return starlark.None, err
 }

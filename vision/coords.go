@@ -19,6 +19,9 @@ type ScreenPoint struct{ X, Y int }
 // CoordMode says how the model writes coordinates.
 type CoordMode string
 
+// The coordinate modes. Each is its own space with its own rounding, taken from
+// the reference code of the model family that writes it, so a point lands
+// on the pixel that family's own tools would click.
 const (
 	// CoordPixels: pixels of the (downscaled) image the model saw, origin
 	// top-left. The default.
@@ -26,18 +29,44 @@ const (
 	// CoordNorm1000: 0..1000 on both axes whatever the image size, origin
 	// top-left (UI-TARS, Qwen2-VL style).
 	CoordNorm1000 CoordMode = "norm1000"
+	// CoordPixelsFloor: pixels of the image the model saw (a smart-resized
+	// image, possibly larger than the display), origin top-left, mapped as
+	// the UI-TARS-1.5, Qwen2.5-VL and OpenCUA references do: screen x =
+	// int(x·W/w), truncated. x runs from 0 to w, the right edge.
+	CoordPixelsFloor CoordMode = "pixels-floor"
+	// CoordNorm1000Round: 0..1000 on both axes, mapped as UI-TARS 1.0's
+	// reference does: screen x = round(W·x/1000), Python's round (half to
+	// even).
+	CoordNorm1000Round CoordMode = "norm1000-round"
+	// CoordNorm999: 0..999 on both axes (a 1000-step grid), mapped as the
+	// Qwen3-VL cookbook does: screen x = round(x/999·W), half to even.
+	CoordNorm999 CoordMode = "norm999"
+	// CoordUnit: fractions 0..1 of the width and height, mapped as Aguvis's
+	// reference does: screen x = round(x·W), half to even.
+	CoordUnit CoordMode = "unit"
 )
 
-// ParseCoordMode parses "pixels" or "norm1000" (case and surrounding space
-// ignored); "" is CoordPixels.
+// coordModes lists every mode, for ParseCoordMode and its error.
+func coordModes() []CoordMode {
+	return []CoordMode{CoordPixels, CoordNorm1000, CoordPixelsFloor, CoordNorm1000Round, CoordNorm999, CoordUnit}
+}
+
+// ParseCoordMode parses a mode's name: "pixels", "norm1000", "pixels-floor",
+// "norm1000-round", "norm999" or "unit" (case and surrounding space ignored);
+// "" is CoordPixels.
 func ParseCoordMode(s string) (CoordMode, error) {
-	switch CoordMode(strings.ToLower(strings.TrimSpace(s))) {
-	case "", CoordPixels:
+	m := CoordMode(strings.ToLower(strings.TrimSpace(s)))
+	if m == "" {
 		return CoordPixels, nil
-	case CoordNorm1000:
-		return CoordNorm1000, nil
 	}
-	return "", fmt.Errorf("parse coordinate mode %q: want %q or %q", s, CoordPixels, CoordNorm1000)
+	names := make([]string, 0, 6)
+	for _, k := range coordModes() {
+		if m == k {
+			return k, nil
+		}
+		names = append(names, fmt.Sprintf("%q", k))
+	}
+	return "", fmt.Errorf("parse coordinate mode %q: want one of %s", s, strings.Join(names, ", "))
 }
 
 // DefaultMaxSide is the longest side, in pixels, of the image the model sees
@@ -73,13 +102,16 @@ func ScaledSize(w, h, maxSide int) image.Point {
 // and model x maps to the screen pixel under its centre, floor((x+0.5)*k).
 // So x may be anywhere in [-0.5, width-0.5], which is "0..width-1" rounded.
 // In CoordNorm1000, 0 is the left edge and 1000 the right edge, so x maps to
-// floor(x/1000*width), and 1000 to the last pixel. In both modes a point on
-// the last row or column is valid, and ToModel returns the centre of the
-// screen pixel in model space, hence:
+// floor(x/1000*width), and 1000 to the last pixel. The other modes follow
+// their family's reference (see each CoordMode): CoordPixelsFloor truncates
+// x*W/w, the rounding modes round half to even; their far edge (w, 1000,
+// 999 or 1) is the last pixel. In every mode a point on the last row or
+// column is valid, and ToModel returns the point in model space that maps
+// to the middle of the screen pixel's preimage, hence:
 //   - ToScreen(ToModel(s)) == s for every s in Display (downscaled or not);
 //   - ToModel(ToScreen(p)) is within half a model pixel of p when Image is
 //     not larger than Display (within half a screen pixel, 500/width units,
-//     in CoordNorm1000).
+//     in CoordNorm1000; within half a screen pixel in the other modes).
 //
 // Out-of-range points are a *RangeError, never clamped. The zero Image means
 // the image is the display size (no downscale); the zero Mode is CoordPixels.
@@ -124,8 +156,11 @@ func (e *RangeError) Error() string {
 	case "":
 		return fmt.Sprintf("screen point (%g, %g) is outside the display %v: x must be within %g..%g and y within %g..%g",
 			e.X, e.Y, e.Display, e.Min[0], e.Max[0], e.Min[1], e.Max[1])
-	case CoordNorm1000:
-		return fmt.Sprintf("point (%g, %g) is outside the screenshot: x and y must be within 0..1000 (norm1000: (0, 0) is the top-left corner, (1000, 1000) the bottom-right)",
+	case CoordNorm1000, CoordNorm1000Round, CoordNorm999:
+		return fmt.Sprintf("point (%g, %g) is outside the screenshot: x and y must be within 0..%g (%s: (0, 0) is the top-left corner, (%g, %g) the bottom-right)",
+			e.X, e.Y, e.Max[0], e.Mode, e.Max[0], e.Max[1])
+	case CoordUnit:
+		return fmt.Sprintf("point (%g, %g) is outside the screenshot: x and y must be within 0..1 (fractions of the width and height: (0, 0) is the top-left corner, (1, 1) the bottom-right)",
 			e.X, e.Y)
 	}
 	return fmt.Sprintf("point (%g, %g) is outside the screenshot: x must be within %g..%g and y within %g..%g (pixels of the %dx%d screenshot, origin top-left)",
@@ -150,10 +185,28 @@ func (m Mapper) check() error {
 	if m.Display.Empty() {
 		return fmt.Errorf("mapper: empty display %v", m.Display)
 	}
-	if mo := m.mode(); mo != CoordPixels && mo != CoordNorm1000 {
-		return fmt.Errorf("mapper: unknown coordinate mode %q", m.Mode)
+	for _, k := range coordModes() {
+		if m.mode() == k {
+			return nil
+		}
 	}
-	return nil
+	return fmt.Errorf("mapper: unknown coordinate mode %q", m.Mode)
+}
+
+// Extent returns the size of the coordinate space as the model is told it:
+// the image size in pixels for CoordPixels and CoordPixelsFloor, 1000 for
+// the 0..1000 modes, 999 for CoordNorm999 and 1 for CoordUnit.
+func (m Mapper) Extent() (x, y float64) {
+	switch m.mode() {
+	case CoordNorm1000, CoordNorm1000Round:
+		return 1000, 1000
+	case CoordNorm999:
+		return 999, 999
+	case CoordUnit:
+		return 1, 1
+	}
+	img := m.image()
+	return float64(img.X), float64(img.Y)
 }
 
 // ToScreen maps a model point to the screen pixel under it. A point outside
@@ -162,30 +215,47 @@ func (m Mapper) ToScreen(p ModelPoint) (ScreenPoint, error) {
 	if err := m.check(); err != nil {
 		return ScreenPoint{}, err
 	}
-	img, d := m.image(), m.Display
-	var sx, sy float64 // continuous screen position relative to d.Min
-	switch m.mode() {
-	case CoordNorm1000:
-		if !within(p.X, 0, 1000) || !within(p.Y, 0, 1000) {
-			return ScreenPoint{}, &RangeError{X: p.X, Y: p.Y, Max: [2]float64{1000, 1000}, Mode: CoordNorm1000, Image: img}
-		}
-		sx = p.X * float64(d.Dx()) / 1000
-		sy = p.Y * float64(d.Dy()) / 1000
+	img, d, mode := m.image(), m.Display, m.mode()
+	lo, hiX, hiY := 0.0, 0.0, 0.0 // the valid range
+	switch mode {
+	case CoordPixels:
+		lo, hiX, hiY = -0.5, float64(img.X)-0.5, float64(img.Y)-0.5
 	default:
-		if !within(p.X, -0.5, float64(img.X)-0.5) || !within(p.Y, -0.5, float64(img.Y)-0.5) {
-			return ScreenPoint{}, &RangeError{
-				X: p.X, Y: p.Y, Max: [2]float64{float64(img.X - 1), float64(img.Y - 1)},
-				Mode: CoordPixels, Image: img,
-			}
-		}
-		sx = (p.X + 0.5) * float64(d.Dx()) / float64(img.X)
-		sy = (p.Y + 0.5) * float64(d.Dy()) / float64(img.Y)
+		hiX, hiY = m.Extent()
 	}
-	return ScreenPoint{d.Min.X + cell(sx, d.Dx()), d.Min.Y + cell(sy, d.Dy())}, nil
+	if !within(p.X, lo, hiX) || !within(p.Y, lo, hiY) {
+		e := &RangeError{X: p.X, Y: p.Y, Max: [2]float64{hiX, hiY}, Mode: mode, Image: img}
+		if mode == CoordPixels {
+			e.Max = [2]float64{float64(img.X - 1), float64(img.Y - 1)}
+		}
+		return ScreenPoint{}, e
+	}
+	w, h := float64(d.Dx()), float64(d.Dy())
+	var sx, sy int // screen pixel relative to d.Min, before the far-edge fold
+	switch mode {
+	case CoordNorm1000:
+		sx, sy = floor(p.X*w/1000), floor(p.Y*h/1000)
+	case CoordPixelsFloor:
+		// x*W/w is exact for integer x (one rounding of an exact product),
+		// so the truncation matches int(x/w*W) of the references.
+		sx, sy = floor(p.X*w/float64(img.X)), floor(p.Y*h/float64(img.Y))
+	case CoordNorm1000Round:
+		sx, sy = even(w*p.X/1000), even(h*p.Y/1000)
+	case CoordNorm999:
+		sx, sy = even(p.X/999*w), even(p.Y/999*h)
+	case CoordUnit:
+		sx, sy = even(p.X*w), even(p.Y*h)
+	default:
+		sx = floor((p.X + 0.5) * w / float64(img.X))
+		sy = floor((p.Y + 0.5) * h / float64(img.Y))
+	}
+	return ScreenPoint{d.Min.X + edge(sx, d.Dx()), d.Min.Y + edge(sy, d.Dy())}, nil
 }
 
-// ToModel maps a screen pixel to the model coordinates of its centre. A point
-// outside Display is a *RangeError in screen coordinates.
+// ToModel maps a screen pixel to the model point in the middle of the
+// screen pixel's preimage (the pixel's centre in the pixel and floor modes,
+// its left or top edge in the rounding modes). A point outside Display is a
+// *RangeError in screen coordinates.
 func (m Mapper) ToModel(s ScreenPoint) (ModelPoint, error) {
 	if err := m.check(); err != nil {
 		return ModelPoint{}, err
@@ -199,14 +269,21 @@ func (m Mapper) ToModel(s ScreenPoint) (ModelPoint, error) {
 			Display: d, Image: img,
 		}
 	}
-	cx := float64(s.X-d.Min.X) + 0.5
-	cy := float64(s.Y-d.Min.Y) + 0.5
-	if m.mode() == CoordNorm1000 {
-		return ModelPoint{cx * 1000 / float64(d.Dx()), cy * 1000 / float64(d.Dy())}, nil
+	ix, iy := float64(s.X-d.Min.X), float64(s.Y-d.Min.Y)
+	w, h := float64(d.Dx()), float64(d.Dy())
+	switch m.mode() {
+	case CoordNorm1000:
+		return ModelPoint{(ix + 0.5) * 1000 / w, (iy + 0.5) * 1000 / h}, nil
+	case CoordPixelsFloor:
+		return ModelPoint{(ix + 0.5) * float64(img.X) / w, (iy + 0.5) * float64(img.Y) / h}, nil
+	case CoordNorm1000Round, CoordNorm999, CoordUnit:
+		// round(v) == i for v in [i-0.5, i+0.5]: the middle is i itself.
+		ex, ey := m.Extent()
+		return ModelPoint{ix * ex / w, iy * ey / h}, nil
 	}
 	return ModelPoint{
-		cx*float64(img.X)/float64(d.Dx()) - 0.5,
-		cy*float64(img.Y)/float64(d.Dy()) - 0.5,
+		(ix+0.5)*float64(img.X)/w - 0.5,
+		(iy+0.5)*float64(img.Y)/h - 0.5,
 	}, nil
 }
 
@@ -229,10 +306,23 @@ func (m Mapper) Contract() string {
 	img := m.image()
 	head := fmt.Sprintf("The screenshot is %dx%d pixels and shows the whole target display. ", img.X, img.Y)
 	tail := " A coordinate outside this range is rejected with an error, never clamped."
-	if m.mode() == CoordNorm1000 {
+	switch m.mode() {
+	case CoordNorm1000, CoordNorm1000Round:
 		return head + "Give every coordinate normalised to 0..1000 on both axes, whatever the pixel size: " +
 			"x from 0 (left edge) to 1000 (right edge), y from 0 (top edge) to 1000 (bottom edge); " +
 			"the origin (0, 0) is the top-left corner and (500, 500) the centre." + tail
+	case CoordNorm999:
+		return head + "Give every coordinate on a grid of 0..999 on both axes, whatever the pixel size: " +
+			"x from 0 (left edge) to 999 (right edge), y from 0 (top edge) to 999 (bottom edge); " +
+			"the origin (0, 0) is the top-left corner and (499.5, 499.5) the centre." + tail
+	case CoordUnit:
+		return head + "Give every coordinate as a fraction 0..1 of the width and height: " +
+			"x from 0 (left edge) to 1 (right edge), y from 0 (top edge) to 1 (bottom edge); " +
+			"the origin (0, 0) is the top-left corner and (0.5, 0.5) the centre." + tail
+	case CoordPixelsFloor:
+		return head + fmt.Sprintf("Give every coordinate in pixels of this screenshot: "+
+			"x from 0 (left edge) to %d (right edge), y from 0 (top edge) to %d (bottom edge); "+
+			"the origin (0, 0) is the top-left corner. Fractions are allowed.", img.X, img.Y) + tail
 	}
 	return head + fmt.Sprintf("Give every coordinate in pixels of this screenshot: "+
 		"x from 0 (left edge) to %d (right edge), y from 0 (top edge) to %d (bottom edge); "+
@@ -242,9 +332,13 @@ func (m Mapper) Contract() string {
 // within reports lo <= v <= hi; false for NaN.
 func within(v, lo, hi float64) bool { return v >= lo && v <= hi }
 
-// cell returns the index of the pixel containing continuous position v in
-// [0, n]; v == n (the far edge) is the last pixel.
-func cell(v float64, n int) int {
-	i := int(math.Floor(v))
-	return min(max(i, 0), n-1)
-}
+// floor is math.Floor as an int, for a value already range-checked.
+func floor(v float64) int { return int(math.Floor(v)) }
+
+// even rounds half to even, as Python's round does.
+func even(v float64) int { return int(math.RoundToEven(v)) }
+
+// edge folds the far edge of a valid range (index n, one past the last
+// pixel, which only the right or bottom edge itself reaches) onto the last
+// pixel, and keeps the index non-negative.
+func edge(i, n int) int { return min(max(i, 0), n-1) }

@@ -19,6 +19,10 @@ func TestParseCoordMode(t *testing.T) {
 		{" Norm1000 ", CoordNorm1000, false},
 		{"norm", "", true},
 		{"percent", "", true},
+		{"pixels-floor", CoordPixelsFloor, false},
+		{"NORM1000-round", CoordNorm1000Round, false},
+		{"norm999", CoordNorm999, false},
+		{"unit", CoordUnit, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -243,6 +247,10 @@ func TestMapperContract(t *testing.T) {
 	}{
 		{CoordPixels, []string{"1366x768", "0 (left edge) to 1365", "0 (top edge) to 767", "top-left", "rejected"}},
 		{CoordNorm1000, []string{"1366x768", "0..1000", "1000 (right edge)", "top-left", "rejected"}},
+		{CoordNorm1000Round, []string{"1366x768", "0..1000", "1000 (right edge)", "top-left", "rejected"}},
+		{CoordNorm999, []string{"1366x768", "0..999", "999 (right edge)", "top-left", "rejected"}},
+		{CoordUnit, []string{"1366x768", "0..1", "1 (right edge)", "(0.5, 0.5) the centre", "rejected"}},
+		{CoordPixelsFloor, []string{"1366x768", "0 (left edge) to 1366", "0 (top edge) to 768", "top-left", "rejected"}},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.mode), func(t *testing.T) {

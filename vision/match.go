@@ -262,12 +262,12 @@ func lumaRow(img image.Image, y, x0 int, row []float32) {
 	case *image.RGBA:
 		p := m.Pix[m.PixOffset(x0, y):]
 		for i := range row {
-			row[i] = luma(p[4*i], p[4*i+1], p[4*i+2])
+			row[i] = greyLevel(p[4*i], p[4*i+1], p[4*i+2])
 		}
 	case *image.NRGBA:
 		p := m.Pix[m.PixOffset(x0, y):]
 		for i := range row {
-			row[i] = luma(p[4*i], p[4*i+1], p[4*i+2])
+			row[i] = greyLevel(p[4*i], p[4*i+1], p[4*i+2])
 		}
 	case *image.YCbCr:
 		for i := range row {
@@ -285,8 +285,8 @@ func lumaRow(img image.Image, y, x0 int, row []float32) {
 	}
 }
 
-// luma is the grey level of an RGB colour (ITU-R BT.601 weights).
-func luma(r, g, b uint8) float32 {
+// greyLevel is the grey level of an RGB colour (ITU-R BT.601 weights).
+func greyLevel(r, g, b uint8) float32 {
 	return (299*float32(r) + 587*float32(g) + 114*float32(b)) / 1000
 }
 

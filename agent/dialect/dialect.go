@@ -83,18 +83,43 @@ func (e *FormatError) Error() string {
 	return fmt.Sprintf("%s reply: %s", e.Dialect, e.Reason)
 }
 
-// registry holds the dialects by name; filled by the constructors below, not in init.
-func registry() map[string]Dialect {
-	m := map[string]Dialect{}
-	for _, d := range all() {
-		m[d.Name()] = d
-	}
-	return m
-}
-
 // all lists every dialect, the default first.
 func all() []Dialect {
-	return []Dialect{Code{}}
+	return allWith(Options{})
+}
+
+// allWith lists every dialect with the given options.
+func allWith(o Options) []Dialect {
+	return []Dialect{Code{}, uitars15(), uitars10(), doubao(), qwen25(), qwen3(), PyAutoGUI{Coords: o.PyAutoGUICoords}}
+}
+
+// Options are per-run dialect settings beyond the name. The zero value is
+// every dialect's default.
+type Options struct {
+	// PyAutoGUICoords is the pyautogui dialect's coordinate space (config
+	// pyautogui_coords): "pixels" (default; OSWorld's baselines: pixels of
+	// the screenshot), "smart" (OpenCUA-7B/32B: pixels of the smart-resized
+	// screenshot) or "unit" (Aguvis, OpenCUA-Qwen2: fractions 0..1).
+	PyAutoGUICoords string
+}
+
+// New returns the named dialect ("" = Default) with the given options. An
+// unknown name, or an option the dialect does not know, is an error listing
+// the valid ones.
+func New(name string, o Options) (Dialect, error) {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	if name == "" {
+		name = Default
+	}
+	key := strings.ToLower(strings.TrimSpace(name))
+	for _, d := range allWith(o) {
+		if d.Name() == key {
+			return d, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown dialect %q; dialects: %s", name, strings.Join(Names(), ", "))
 }
 
 // Default is the dialect of a run that names none.
@@ -112,14 +137,8 @@ func Names() []string {
 	return append([]string{Default}, rest...)
 }
 
-// ByName returns the named dialect ("" = Default). An unknown name is an error
-// listing the known ones.
+// ByName returns the named dialect ("" = Default) with default options. An
+// unknown name is an error listing the known ones.
 func ByName(name string) (Dialect, error) {
-	if name == "" {
-		name = Default
-	}
-	if d, ok := registry()[strings.ToLower(strings.TrimSpace(name))]; ok {
-		return d, nil
-	}
-	return nil, fmt.Errorf("unknown dialect %q; dialects: %s", name, strings.Join(Names(), ", "))
+	return New(name, Options{})
 }

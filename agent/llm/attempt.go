@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -20,7 +21,6 @@ import (
 // Limits on what one attempt buffers.
 const (
 	maxErrorBody = 64 << 10 // bytes of an error answer kept for its message
-	maxJSONReply = 32 << 20 // bytes of a JSON answer to a streaming request
 )
 
 // sentFeatures records what an attempt sent and delivered, for the fallbacks and
@@ -38,7 +38,11 @@ func (c *Client) attempt(ctx context.Context, r Request, onDelta func(string)) (
 	defer cancel(nil)
 	wd := newWatchdog(c.cfg.Timeout, cancel)
 	defer wd.stop()
-	ex := &exchange{wd: wd, streaming: !c.cfg.NoStream}
+	capped := time.AfterFunc(c.cfg.MaxReplyTime, func() { cancel(errReplyTime) })
+	defer capped.Stop()
+	// A raw body (SSE framing, JSON escapes) is several times its text; past
+	// this, the server is not sending a reply but a flood.
+	ex := &exchange{wd: wd, streaming: !c.cfg.NoStream, maxBody: 8*int64(c.cfg.MaxReplyBytes) + 1<<20}
 	mw := option.WithMiddleware(ex.middleware)
 
 	var res Response
@@ -170,7 +174,17 @@ func (c *Client) single(ctx context.Context, p openai.ChatCompletionNewParams, m
 	if err != nil {
 		return Response{}, err
 	}
-	return fromCompletion(cc)
+	res, err := fromCompletion(cc)
+	c.capText(&res)
+	return res, err
+}
+
+// capText cuts a whole reply's text at MaxReplyBytes.
+func (c *Client) capText(res *Response) {
+	if len(res.Text) > c.cfg.MaxReplyBytes {
+		res.Text = cutUTF8(res.Text, c.cfg.MaxReplyBytes)
+		res.Cut, res.Finish = fmt.Sprintf("the reply was longer than %d bytes", c.cfg.MaxReplyBytes), "length"
+	}
 }
 
 // fromCompletion reads a whole (non-streamed) completion.
@@ -196,7 +210,8 @@ func (c *Client) stream(ctx context.Context, p openai.ChatCompletionNewParams, o
 	var res Response
 	var text strings.Builder
 	chunks := 0
-	for s.Next() {
+	limit := c.cfg.MaxReplyBytes
+	for res.Cut == "" && s.Next() {
 		ch := s.Current()
 		chunks++
 		if ch.JSON.Usage.Valid() {
@@ -207,6 +222,10 @@ func (c *Client) stream(ctx context.Context, p openai.ChatCompletionNewParams, o
 				continue
 			}
 			if d := choice.Delta.Content; d != "" {
+				if text.Len()+len(d) > limit {
+					d = cutUTF8(d, limit-text.Len())
+					res.Cut = fmt.Sprintf("the reply was longer than %d bytes", limit)
+				}
 				text.WriteString(d)
 				sent.delivered = true
 				onDelta(d)
@@ -217,6 +236,13 @@ func (c *Client) stream(ctx context.Context, p openai.ChatCompletionNewParams, o
 		}
 	}
 	res.Text = text.String()
+	if res.Cut == "" && errors.Is(context.Cause(ctx), errReplyTime) {
+		res.Cut = fmt.Sprintf("the reply took longer than %s", c.cfg.MaxReplyTime)
+	}
+	if res.Cut != "" {
+		res.Finish = "length"
+		return res, nil
+	}
 	if err := s.Err(); err != nil {
 		return res, err
 	}
@@ -227,6 +253,7 @@ func (c *Client) stream(ctx context.Context, p openai.ChatCompletionNewParams, o
 			return res, &ProtocolError{Msg: "reply is not valid JSON", Err: err}
 		}
 		res, err := fromCompletion(&cc)
+		c.capText(&res)
 		if err == nil && res.Text != "" {
 			onDelta(res.Text)
 		}
@@ -259,9 +286,14 @@ func (c *Client) classify(ctx, actx context.Context, ex *exchange, err error) er
 	var pe *ProtocolError
 	var ce *cutError
 	switch {
+	case errors.Is(ex.readErr, errReplySize):
+		return &ProtocolError{Msg: fmt.Sprintf("the reply was larger than %d bytes", ex.maxBody), Err: errReplySize}
 	case errors.As(err, &pe), errors.As(err, &ce):
 		return err
 	case ex.sendErr != nil:
+		if ce := c.connectError(ex.sendErr); ce != ex.sendErr {
+			return ce
+		}
 		return fmt.Errorf("send request: %w", ex.sendErr)
 	case ex.readErr != nil:
 		return &cutError{err: ex.readErr}
@@ -283,6 +315,28 @@ type exchange struct {
 	sendErr   error         // the request failed before a response
 	readErr   error         // reading the response body failed (not io.EOF)
 	json      *bytes.Buffer // copy of a JSON answer to a streaming request
+	maxBody   int64         // bytes of response body read before it is refused
+}
+
+// Why a reply was cut or refused (Config.MaxReplyBytes, MaxReplyTime).
+var (
+	errReplySize = errors.New("reply too large")
+	errReplyTime = errors.New("reply took too long")
+)
+
+// cutUTF8 returns the longest prefix of s of at most n bytes that does not
+// split a character.
+func cutUTF8(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	if n >= len(s) {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // middleware sits between openai-go and the HTTP client: it keeps the status, headers
@@ -314,9 +368,10 @@ func (ex *exchange) middleware(req *http.Request, next option.MiddlewareNext) (*
 // watchBody wraps a response body: each read that yields bytes resets the watchdog,
 // and read errors are recorded so a cut connection can be told from a bad reply.
 type watchBody struct {
-	rc  io.ReadCloser
-	ex  *exchange
-	tee *bytes.Buffer
+	rc   io.ReadCloser
+	ex   *exchange
+	tee  *bytes.Buffer
+	read int64 // bytes read so far
 }
 
 // Read implements io.Reader.
@@ -324,8 +379,12 @@ func (b *watchBody) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
 	if n > 0 {
 		b.ex.wd.kick()
-		if b.tee != nil && b.tee.Len()+n <= maxJSONReply {
+		if b.tee != nil {
 			b.tee.Write(p[:n])
+		}
+		if b.read += int64(n); b.read > b.ex.maxBody {
+			b.ex.readErr = errReplySize
+			return 0, errReplySize
 		}
 	}
 	if err != nil && err != io.EOF {

@@ -60,6 +60,13 @@ const (
 	DefaultBackoff    = time.Second
 	MaxBackoff        = 30 * time.Second // ceiling of the computed backoff
 	MaxRetryAfter     = 2 * time.Minute  // a longer Retry-After ends the call instead
+	// DefaultMaxReplyBytes is far above any reply an agent step needs (a thought
+	// and a code block are a few KB) and far below what a hostile or broken
+	// server could stream without end.
+	DefaultMaxReplyBytes = 256 << 10
+	// DefaultMaxReplyTime lets a slow local model (2 tokens a second) finish a
+	// long reply, and still ends a stream that never does.
+	DefaultMaxReplyTime = 15 * time.Minute
 )
 
 // Part is one piece of a message: exactly one of Text or ImageURL is set. ImageURL is
@@ -111,6 +118,9 @@ type Response struct {
 	Usage    Usage
 	Finish   string // finish_reason: "stop", "length", ...
 	Attempts int    // HTTP attempts made, including retries and compatibility fallbacks
+	// Cut says why the reply was cut short by the client ("" = it was not):
+	// longer than MaxReplyBytes, or streaming for longer than MaxReplyTime.
+	Cut string
 }
 
 // Config configures a Client. The zero value talks to OpenAI with the defaults below.
@@ -121,6 +131,12 @@ type Config struct {
 	Timeout    time.Duration // longest wait for response headers and longest silence inside a reply; default 120 s
 	MaxRetries int           // retries after the first attempt; 0 means 4, negative means none
 	NoStream   bool          // ask for one JSON reply instead of a stream
+	// MaxReplyBytes caps a reply's text; a streamed reply is cut there (Response.Cut)
+	// and a larger single reply is an error. 0 = DefaultMaxReplyBytes.
+	MaxReplyBytes int
+	// MaxReplyTime caps how long a reply may stream; it is cut then. 0 =
+	// DefaultMaxReplyTime.
+	MaxReplyTime time.Duration
 
 	// Backoff is the delay before the first retry; it doubles per retry up to
 	// MaxBackoff, and a random jitter takes up to half of it off. Default 1 s.
@@ -163,6 +179,12 @@ func New(c Config) *Client {
 	}
 	if c.Backoff <= 0 {
 		c.Backoff = DefaultBackoff
+	}
+	if c.MaxReplyBytes <= 0 {
+		c.MaxReplyBytes = DefaultMaxReplyBytes
+	}
+	if c.MaxReplyTime <= 0 {
+		c.MaxReplyTime = DefaultMaxReplyTime
 	}
 	if c.HTTPClient == nil {
 		c.HTTPClient = &http.Client{}
@@ -231,6 +253,9 @@ func (c *Client) complete(ctx context.Context, r Request, onDelta func(string), 
 		}
 		if c.fallback(err, sent) {
 			continue
+		}
+		if ce := (*ConnectError)(nil); errors.As(err, &ce) {
+			return res, fmt.Errorf("llm: %w", ce) // the error names the URL and what to check
 		}
 		delay, retry := c.retryDelay(err, failures)
 		if !retry || failures >= maxRetries {

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"deskpilot/agent/llm"
 	"deskpilot/agent/llm/llmtest"
@@ -589,5 +590,88 @@ func TestPing(t *testing.T) {
 	var apiErr *llm.APIError
 	if !errors.As(err, &apiErr) || apiErr.Status != 429 || res.Attempts != 1 {
 		t.Errorf("second ping: %v after %d attempts; want a 429 at once", err, res.Attempts)
+	}
+}
+
+// A reply is bounded in size and in time: a flood or an endless stream is cut,
+// said so, and never held whole.
+func TestReplyCaps(t *testing.T) {
+	tests := []struct {
+		name    string
+		cfg     llm.Config
+		reply   llmtest.Reply
+		stream  bool
+		wantCut string
+		maxLen  int
+	}{
+		{"long stream cut at the byte cap", llm.Config{MaxReplyBytes: 64 << 10},
+			llmtest.Reply{Text: strings.Repeat("Grüße ", 60000)}, true, "longer than 65536 bytes", 64 << 10},
+		{"endless stream cut at the time cap", llm.Config{MaxReplyTime: 300 * time.Millisecond},
+			llmtest.Reply{Text: "tick ", Endless: true, Delay: time.Millisecond}, true, "took longer than 300ms", llm.DefaultMaxReplyBytes},
+		{"endless fast stream cut at the byte cap", llm.Config{MaxReplyBytes: 32 << 10},
+			llmtest.Reply{Text: strings.Repeat("x", 100), Endless: true}, true, "longer than 32768 bytes", 32 << 10},
+		{"single reply cut", llm.Config{MaxReplyBytes: 1000, NoStream: true},
+			llmtest.Reply{Text: strings.Repeat("y", 5000)}, false, "longer than 1000 bytes", 1000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := llmtest.New(t, tt.reply)
+			cfg := tt.cfg
+			cfg.BaseURL, cfg.Model, cfg.MaxRetries = srv.URL, "m", -1
+			delivered := 0
+			res, err := llm.New(cfg).Complete(t.Context(), llm.Request{Messages: []llm.Message{{Role: "user", Parts: []llm.Part{{Text: "hi"}}}}},
+				func(d string) { delivered += len(d) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(res.Cut, tt.wantCut) || res.Finish != "length" {
+				t.Errorf("cut %q finish %q, want %q", res.Cut, res.Finish, tt.wantCut)
+			}
+			if len(res.Text) > tt.maxLen || !utf8.ValidString(res.Text) || res.Text == "" {
+				t.Errorf("text of %d bytes (valid UTF-8 %v), cap %d", len(res.Text), utf8.ValidString(res.Text), tt.maxLen)
+			}
+			if tt.stream && delivered != len(res.Text) {
+				t.Errorf("streamed %d bytes, reply %d", delivered, len(res.Text))
+			}
+		})
+	}
+}
+
+// Nothing listening at the endpoint fails at once, without retries, with one
+// line naming the URL and what to check.
+func TestDeadEndpointFailsAtOnce(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	slept := 0
+	c := llm.New(llm.Config{BaseURL: "http://" + addr + "/v1", Model: "m",
+		Sleep: func(context.Context, time.Duration) error { slept++; return nil }})
+	_, err = c.Complete(t.Context(), llm.Request{Messages: []llm.Message{{Role: "user", Parts: []llm.Part{{Text: "hi"}}}}}, nil)
+	var ce *llm.ConnectError
+	if !errors.As(err, &ce) || slept != 0 {
+		t.Fatalf("err %v (retries %d), want a ConnectError at once", err, slept)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "cannot reach the model at http://"+addr+"/v1: connection refused") ||
+		!strings.Contains(msg, "deskpilot doctor") || strings.Count(msg, "\n") != 0 {
+		t.Errorf("message %q", msg)
+	}
+	c = llm.New(llm.Config{BaseURL: "http://no-such-host.invalid/v1", Model: "m"})
+	_, err = c.Complete(t.Context(), llm.Request{Messages: []llm.Message{{Role: "user", Parts: []llm.Part{{Text: "hi"}}}}}, nil)
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "no-such-host.invalid does not resolve") {
+		t.Errorf("dns: %v", err)
+	}
+}
+
+// An HTML error page (a proxy's 502) is summed up by its title, in one line.
+func TestHTMLErrorPageSummed(t *testing.T) {
+	page := "<!DOCTYPE html>\n<html><head><title>502 Bad\n Gateway</title></head><body><h1>502</h1>" + strings.Repeat("<p>nginx</p>\n", 200) + "</body></html>"
+	srv := llmtest.New(t, llmtest.Reply{Status: 502, HTML: page})
+	_, err := llm.New(llm.Config{BaseURL: srv.URL, Model: "m", MaxRetries: -1}).Complete(t.Context(),
+		llm.Request{Messages: []llm.Message{{Role: "user", Parts: []llm.Part{{Text: "hi"}}}}}, nil)
+	if err == nil || !strings.Contains(err.Error(), `http 502 Bad Gateway: an HTML page titled "502 Bad Gateway"`) || strings.Contains(err.Error(), "nginx") {
+		t.Errorf("err = %v", err)
 	}
 }

@@ -39,6 +39,11 @@ type Options struct {
 	MaxOutput int
 	// Now stamps actions (Call.Now); nil means time.Now.
 	Now func() time.Time
+	// Modules, when set, returns extra modules for the code's globals (a
+	// dialect's pyautogui), built over call, which runs one of the Executor's
+	// tools by name as the code would (guard, logging and limits included).
+	// Their names are protected like the tools'.
+	Modules func(call func(th *starlark.Thread, tool string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)) starlark.StringDict
 }
 
 // Result is what one block did. Output and Actions are kept whatever the
@@ -116,9 +121,29 @@ func New(o Options, tools ...Tool) *Executor {
 			panic(fmt.Sprintf("script: %v", err))
 		}
 	}
+	if o.Modules != nil {
+		for name, m := range o.Modules(e.callTool) {
+			if e.protected[name] != "" {
+				panic(fmt.Sprintf("script: module %q would hide a tool or module of that name", name))
+			}
+			e.protected[name] = "module"
+			e.globals[name] = m
+		}
+	}
 	e.stubs = renderStubs(e.tools)
 	return e
 }
+
+// callTool runs the registered tool called name on th, as a call from the code.
+func (e *Executor) callTool(th *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if e.protected[name] != "tool" {
+		return nil, fmt.Errorf("%s is not a tool", name)
+	}
+	return starlark.Call(th, e.globals[name], args, kwargs)
+}
+
+// Close does nothing: an Executor holds no process (Sandbox does).
+func (e *Executor) Close() error { return nil }
 
 // Kind returns the kind of the registered tool called name; "" for any other name.
 func (e *Executor) Kind(name string) Kind {
@@ -270,7 +295,9 @@ func (r *run) stop(k stopKind) {
 	if !r.reason.CompareAndSwap(int32(running), int32(k)) {
 		return
 	}
-	r.thread.Cancel(k.cause().Error())
+	if r.thread != nil {
+		r.thread.Cancel(k.cause().Error())
+	}
 	r.cancel(k.cause())
 }
 

@@ -2,6 +2,7 @@ package script
 
 import (
 	"deskpilot/actions"
+	"fmt"
 
 	"context"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
 )
 
 // testTools are small real tools for the executor tests: nap sleeps through
@@ -508,5 +510,40 @@ func TestCancelWhenIdle(t *testing.T) {
 	e.Cancel() // nothing running: no effect on the next block
 	if res := e.Exec(t.Context(), "print(1)"); res.Err != nil || res.Output != "1\n" {
 		t.Fatalf("res = %+v", res)
+	}
+}
+
+// Modules built over the tools call them as the code would: logged, and their
+// names protected.
+func TestModulesCallTools(t *testing.T) {
+	var got []string
+	tool := Tool{Name: "tap", Params: []Param{{Name: "x", Type: "int"}}, Fn: func(c *Call, _ starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+		a, err := c.Bind()
+		if err != nil {
+			return nil, err
+		}
+		got = append(got, fmt.Sprint(a.Int("x")))
+		return starlark.None, a.Err()
+	}}
+	e := New(Options{Modules: func(call func(*starlark.Thread, string, starlark.Tuple, []starlark.Tuple) (starlark.Value, error)) starlark.StringDict {
+		twice := starlark.NewBuiltin("twice", func(th *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
+			if _, err := call(th, "tap", args, kw); err != nil {
+				return nil, err
+			}
+			return call(th, "tap", args, kw)
+		})
+		return starlark.StringDict{"pad": starlarkstruct.FromStringDict(starlarkstruct.Default, starlark.StringDict{"twice": twice})}
+	}}, tool)
+	if res := e.Exec(t.Context(), "pad.twice(7)"); res.Err != nil {
+		t.Fatal(res.Err.Msg)
+	}
+	if strings.Join(got, ",") != "7,7" {
+		t.Errorf("tool calls %v", got)
+	}
+	if res := e.Exec(t.Context(), "pad = 1"); res.Err == nil || !strings.Contains(res.Err.Msg, "builtin module") {
+		t.Errorf("assigning to a module name: %+v", res.Err)
+	}
+	if res := e.Exec(t.Context(), "pad.twice('x')"); res.Err == nil || !strings.Contains(res.Err.Msg, "tap: x must be") {
+		t.Errorf("bad argument through a module: %+v", res.Err)
 	}
 }

@@ -8,38 +8,103 @@ import (
 // Redacted replaces every secret the Writer was given.
 const Redacted = "[redacted]"
 
+// MinSecretLen is the shortest value redacted as a secret (a 4-digit PIN is
+// one). A shorter value, such as an API key of "x" for a local server, is no
+// secret worth hiding, and replacing it everywhere would destroy the text around it.
+const MinSecretLen = 4
+
+// placeholderKeys are the API keys local servers are given because a client
+// insists on one; they are documented, not secret, and common words.
+func placeholderKeys() []string {
+	return []string{"empty", "none", "null", "test", "dummy", "token", "secret", "password", "apikey",
+		"api-key", "local", "ollama", "lm-studio", "lmstudio", "vllm", "sk-no-key-required", "no-key", "not-needed"}
+}
+
+// isSecret reports whether v is worth redacting: long enough and not a
+// well-known placeholder.
+func isSecret(v string) bool {
+	return len(v) >= MinSecretLen && !slices.Contains(placeholderKeys(), strings.ToLower(v))
+}
+
+// anywhereLen is the length from which a secret is redacted wherever it occurs,
+// even inside a longer token (after an escape like \a in code): no ordinary
+// text holds 16 characters of an API key by chance.
+const anywhereLen = 16
+
+// Redact replaces each secret in s: one of anywhereLen characters or more
+// wherever it occurs, a shorter one only where it stands as a whole token (not
+// run on into letters, digits, "_" or "-"). Values too short to be secrets and
+// well-known placeholder keys ("EMPTY", "ollama", ...) are left alone; the
+// longest secret wins where secrets overlap.
+func Redact(s string, secrets ...string) string {
+	var d redactor
+	d.add(secrets...)
+	return d.str(s)
+}
+
 // redactor replaces secrets in the string fields of events. The zero value redacts
 // nothing. Not safe for concurrent use; the Writer guards it.
 type redactor struct {
-	secrets []string
-	r       *strings.Replacer
+	secrets []string // longest first
 }
 
-// add registers secrets; the longest match wins where secrets overlap.
+// add registers secrets.
 func (d *redactor) add(secrets ...string) {
 	for _, s := range secrets {
-		if s != "" && !slices.Contains(d.secrets, s) {
+		if isSecret(s) && !slices.Contains(d.secrets, s) {
 			d.secrets = append(d.secrets, s)
 		}
 	}
-	if len(d.secrets) == 0 {
-		return
-	}
-	// strings.Replacer tries old strings in argument order at each position.
 	slices.SortFunc(d.secrets, func(a, b string) int { return len(b) - len(a) })
-	pairs := make([]string, 0, 2*len(d.secrets))
-	for _, s := range d.secrets {
-		pairs = append(pairs, s, Redacted)
-	}
-	d.r = strings.NewReplacer(pairs...)
 }
 
 // str redacts one string.
 func (d *redactor) str(s string) string {
-	if d.r == nil || s == "" {
+	for _, sec := range d.secrets {
+		switch {
+		case !strings.Contains(s, sec):
+		case len(sec) >= anywhereLen:
+			s = strings.ReplaceAll(s, sec, Redacted)
+		default:
+			s = replaceWhole(s, sec)
+		}
+	}
+	return s
+}
+
+// replaceWhole replaces the whole-word occurrences of sec in s with Redacted.
+func replaceWhole(s, sec string) string {
+	var b strings.Builder
+	at := 0
+	for {
+		i := strings.Index(s[at:], sec)
+		if i < 0 {
+			break
+		}
+		i += at
+		end := i + len(sec)
+		if !wordByte(s, i-1) && !wordByte(s, end) {
+			b.WriteString(s[at:i])
+			b.WriteString(Redacted)
+		} else {
+			b.WriteString(s[at:end])
+		}
+		at = end
+	}
+	if at == 0 {
 		return s
 	}
-	return d.r.Replace(s)
+	b.WriteString(s[at:])
+	return b.String()
+}
+
+// wordByte reports whether s[i] exists and would continue a token.
+func wordByte(s string, i int) bool {
+	if i < 0 || i >= len(s) {
+		return false
+	}
+	c := s[i]
+	return c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
 
 // event returns a copy of e with every string field redacted. The copy shares no

@@ -91,12 +91,35 @@ func TestRedaction(t *testing.T) {
 
 func TestRedactorLongestSecretWins(t *testing.T) {
 	var r redactor
-	r.add("abc", "abcdef", "abc")
-	if got := r.str("xx abcdef yy abc"); got != "xx "+Redacted+" yy "+Redacted {
+	r.add("abcd", "abcd-ef", "abcd")
+	if got := r.str("xx abcd-ef yy abcd"); got != "xx "+Redacted+" yy "+Redacted {
 		t.Errorf("got %q", got)
 	}
 	var none redactor
 	if got := none.str("abc"); got != "abc" {
 		t.Errorf("zero redactor changed %q", got)
+	}
+}
+
+// A short or placeholder API key never blanks out ordinary text, and a secret
+// is redacted only where it stands as a whole token.
+func TestRedactOnlyWhatIsSecret(t *testing.T) {
+	tests := []struct{ name, text, secret, want string }{
+		{"one letter", "fix the x axis", "x", "fix the x axis"},
+		{"placeholder", "EMPTY means none", "EMPTY", "EMPTY means none"},
+		{"ollama", "run ollama serve", "ollama", "run ollama serve"},
+		{"whole token", "key=sk-live-1234abcd;", "sk-live-1234abcd", "key=" + Redacted + ";"},
+		{"short inside a longer token", "hunter2pass9", "hunter2pass", "hunter2pass9"},
+		{"long after an escape", `"\ask-live-0123456789abcdef"`, "sk-live-0123456789abcdef", `"\a` + Redacted + `"`},
+		{"a pin", "code 4711 entered", "4711", "code " + Redacted + " entered"},
+		{"pin inside a number", "order 847112", "4711", "order 847112"},
+		{"in a URL", "https://u:hunter2pass@host/", "hunter2pass", "https://u:" + Redacted + "@host/"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Redact(tt.text, tt.secret); got != tt.want {
+				t.Errorf("Redact(%q, %q) = %q, want %q", tt.text, tt.secret, got, tt.want)
+			}
+		})
 	}
 }

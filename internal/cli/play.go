@@ -151,7 +151,7 @@ func play(cmd *cobra.Command, s *settings, path, src string, segs []segment, che
 	if err != nil {
 		return err
 	}
-	ready, err := s.open(ctx, cfg, wiring.Options{Secrets: envSecrets(os.Environ())})
+	ready, err := s.open(ctx, cfg, wiring.Options{})
 	if err != nil {
 		return &exitError{exitFailed, err}
 	}
@@ -164,14 +164,14 @@ func play(cmd *cobra.Command, s *settings, path, src string, segs []segment, che
 	if err != nil {
 		return &exitError{exitUsage, err}
 	}
-	terminal := isTerminalReader(cmd.InOrStdin())
+	terminal := isTerminal(cmd.InOrStdin())
 	ready.Agent.NoTakeover = !terminal
 	con, err := ready.Agent.NewReplay(ctx, "play: "+filepath.Base(path), recording(rec, f))
 	if err != nil {
 		return &exitError{exitFailed, err}
 	}
 	stderr := cmd.ErrOrStderr()
-	hooks := replayHooks(ctx, func() *agent.Console { return con }, newLineReader(cmd.InOrStdin()), stderr, terminal, f.yes)
+	hooks := replayHooks(ctx, func() *agent.Console { return con }, newLineReader(cmd.InOrStdin()), stderr, secretsOf(ready.Agent), terminal, f.yes)
 	answer, err := playSegments(ctx, con, segs, stderr, hooks)
 	con.Finish(answer, err)
 	if err != nil {

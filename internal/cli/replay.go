@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"image"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -72,7 +71,7 @@ func replay(cmd *cobra.Command, s *settings, t *trace.Trace, f replayFlags) erro
 	if err != nil {
 		return err
 	}
-	ready, err := s.open(ctx, cfg, wiring.Options{Secrets: envSecrets(os.Environ())})
+	ready, err := s.open(ctx, cfg, wiring.Options{})
 	if err != nil {
 		return &exitError{exitFailed, err}
 	}
@@ -81,7 +80,7 @@ func replay(cmd *cobra.Command, s *settings, t *trace.Trace, f replayFlags) erro
 	if err := recordedSpace(&ready.Agent.Config, t); err != nil {
 		return &exitError{exitFailed, err}
 	}
-	terminal := isTerminalReader(cmd.InOrStdin())
+	terminal := isTerminal(cmd.InOrStdin())
 	ready.Agent.NoTakeover = !terminal // nobody could resume
 	stderr := cmd.ErrOrStderr()
 	con, err := ready.Agent.NewReplay(ctx, "replay: "+t.Start.Task, recording(t, f))
@@ -89,7 +88,7 @@ func replay(cmd *cobra.Command, s *settings, t *trace.Trace, f replayFlags) erro
 		return &exitError{exitFailed, err}
 	}
 	in := newLineReader(cmd.InOrStdin())
-	hooks := replayHooks(ctx, func() *agent.Console { return con }, in, stderr, terminal, f.yes)
+	hooks := replayHooks(ctx, func() *agent.Console { return con }, in, stderr, secretsOf(ready.Agent), terminal, f.yes)
 	answer, err := replaySteps(ctx, con, t, in, stderr, hooks, f.yes)
 	if errors.Is(err, errQuit) {
 		con.Finish("", context.Canceled)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"image"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -20,24 +19,6 @@ import (
 // exitDiverged is the exit code of replay and play when the screen does not
 // look as recorded (README: exit codes).
 const exitDiverged = 4
-
-// secretEnvPrefix names the environment variables holding secrets:
-// DESKPILOT_SECRET_PASSWORD is what type_secret("password") types.
-const secretEnvPrefix = "DESKPILOT_SECRET_"
-
-// envSecrets reads the secrets of environ (KEY=value entries), by name
-// (lowercased). Empty values are left out.
-func envSecrets(environ []string) map[string]string {
-	out := map[string]string{}
-	for _, kv := range environ {
-		k, v, ok := strings.Cut(kv, "=")
-		name, isSecret := strings.CutPrefix(k, secretEnvPrefix)
-		if ok && isSecret && name != "" && v != "" {
-			out[strings.ToLower(name)] = v
-		}
-	}
-	return out
-}
 
 // secretValues are the values of secrets, sorted.
 func secretValues(secrets map[string]string) []string {
@@ -96,17 +77,11 @@ func (l *lineReader) ask(ctx context.Context, w io.Writer, q string) (string, er
 	}
 }
 
-// isTerminalReader reports whether r is a terminal.
-func isTerminalReader(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	return ok && isTerminal(f)
-}
-
 // replayHooks are the hooks of a replay or a play: the person approves what
 // the safety policy asks about (--yes approves it all; without a terminal
 // nothing is approved), answers ask_user, and resumes after taking over.
-func replayHooks(ctx context.Context, con func() *agent.Console, in *lineReader, w io.Writer, terminal, yes bool) agent.Hooks {
-	h := agent.Hooks{Event: visibleEvents(w)}
+func replayHooks(ctx context.Context, con func() *agent.Console, in *lineReader, w io.Writer, z sanitizer, terminal, yes bool) agent.Hooks {
+	h := agent.Hooks{Event: visibleEvents(w, z)}
 	h.Confirm = func(ctx context.Context, action string) (bool, error) {
 		if yes {
 			return true, nil
@@ -135,15 +110,16 @@ func replayHooks(ctx context.Context, con func() *agent.Console, in *lineReader,
 	return h
 }
 
-// visibleEvents prints each step's observation on w with control
-// characters made visible: what a replayed program prints may come from a
-// web page or a file.
-func visibleEvents(w io.Writer) func(agent.Event) {
+// visibleEvents prints each step's observation on w with the secrets z
+// knows redacted and control characters made visible: what a replayed
+// program prints may come from a web page or a file.
+func visibleEvents(w io.Writer, z sanitizer) func(agent.Event) {
 	return func(e agent.Event) {
 		switch e := e.(type) {
 		case agent.Observed:
 			if e.Step > 0 {
-				fmt.Fprintln(w, visible(strings.TrimSuffix(strings.TrimSpace(e.Text), "This is the screen now:")))
+				text := strings.TrimSuffix(strings.TrimSpace(e.Text), "This is the screen now:")
+				fmt.Fprintln(w, visible(trace.Redact(text, z.secrets...)))
 			}
 		case agent.Paused:
 			fmt.Fprintf(w, "paused: %s\n", visible(e.Reason))

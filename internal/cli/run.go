@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -38,50 +37,24 @@ to stdout (or a JSON object with --json). Exit codes: 0 answered, 1 failed, 2 us
 			if !cfg.HasModel() {
 				return &exitError{exitUsage, errors.New(config.ErrNoModel)}
 			}
-			ready, err := s.open(cmd.Context(), cfg, wiring.Options{Secrets: envSecrets(os.Environ())})
+			ready, err := s.open(cmd.Context(), cfg, wiring.Options{})
 			if err != nil {
 				return &exitError{exitFailed, err}
 			}
 			defer ready.Close()
 			a := ready.Agent
-			p := &progress{w: os.Stderr, quiet: quiet, max: cfg.MaxSteps, start: time.Now()}
-			hooks := agent.Hooks{Event: p.event}
-			in := bufio.NewReader(os.Stdin)
-			if isTerminal(os.Stdin) {
-				hooks.Ask = func(ctx context.Context, q string) (string, error) { return askLine(ctx, in, os.Stderr, q) }
-			}
-			hooks.Confirm = func(ctx context.Context, action string) (bool, error) {
-				if yes {
-					return true, nil
-				}
-				if !isTerminal(os.Stdin) {
-					return false, nil
-				}
-				ans, err := askLine(ctx, in, os.Stderr, "Allow "+action+"? [y/N]")
-				return strings.HasPrefix(strings.ToLower(strings.TrimSpace(ans)), "y"), err
-			}
-			terminal := isTerminal(os.Stdin)
-			// Without a terminal nobody could resume a paused run: no takeover then.
-			a.NoTakeover = !terminal
+			z := secretsOf(a)
+			stderr := cmd.ErrOrStderr()
+			p := &progress{w: stderr, z: z, quiet: quiet, max: cfg.MaxSteps, start: time.Now()}
 			var session atomic.Pointer[agent.Session]
-			if terminal {
-				events := hooks.Event
-				hooks.Event = func(e agent.Event) {
-					events(e)
-					if _, ok := e.(agent.Paused); ok {
-						go func() {
-							note, err := askLine(cmd.Context(), in, os.Stderr, "You have the desktop. Press Enter to let the agent continue (you may type a note for it first):")
-							if s := session.Load(); err == nil && s != nil {
-								s.Resume(note)
-							}
-						}()
-					}
-				}
-			}
+			at := &terminalPerson{in: cmd.InOrStdin(), out: stderr, yes: yes, session: &session}
+			hooks := at.hooks(cmd.Context(), p.event)
+			// Without a terminal nobody could resume a paused run: no takeover then.
+			a.NoTakeover = !at.present()
 			run := a.Start(cmd.Context(), task, hooks)
 			session.Store(run)
 			<-run.Done()
-			return report(cmd.OutOrStdout(), run.Result(), asJSON)
+			return report(cmd.OutOrStdout(), z, run.Result(), asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON result on stdout")
@@ -103,7 +76,7 @@ type runResult struct {
 }
 
 // report prints the result and maps the outcome to the exit code.
-func report(w io.Writer, fin agent.Finished, asJSON bool) error {
+func report(w io.Writer, z sanitizer, fin agent.Finished, asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -112,7 +85,7 @@ func report(w io.Writer, fin agent.Finished, asJSON bool) error {
 			InTokens: fin.Usage.Input, OutTokens: fin.Usage.Output, ElapsedMS: fin.Elapsed.Milliseconds(), Trace: fin.TraceDir,
 		})
 	} else if fin.Answer != "" {
-		fmt.Fprintln(w, fin.Answer)
+		fmt.Fprintln(w, z.clean(fin.Answer))
 	}
 	switch fin.Outcome {
 	case agent.Answered:
@@ -130,6 +103,7 @@ func report(w io.Writer, fin agent.Finished, asJSON bool) error {
 type progress struct {
 	mu    sync.Mutex
 	w     io.Writer
+	z     sanitizer
 	quiet bool
 	max   int
 	start time.Time
@@ -158,13 +132,13 @@ func (p *progress) event(e agent.Event) {
 		if e.Action.Error != "" {
 			status = "error: " + e.Action.Error
 		}
-		fmt.Fprintf(p.w, "  %s(%s) %s\n", e.Action.Name, e.Action.Args, status)
+		fmt.Fprintf(p.w, "  %s(%s) %s\n", e.Action.Name, p.z.clean(e.Action.Args), p.z.clean(status))
 	case agent.Observed:
 		if e.Error != "" {
-			fmt.Fprintf(p.w, "  error: %s\n", firstLine(e.Error))
+			fmt.Fprintf(p.w, "  error: %s\n", p.z.clean(firstLine(e.Error)))
 		}
 	case agent.Paused:
-		fmt.Fprintf(p.w, "paused: %s\n", e.Reason)
+		fmt.Fprintf(p.w, "paused: %s\n", p.z.clean(e.Reason))
 	case agent.Finished:
 		fmt.Fprintf(p.w, "%s after %d steps, %s\n", e.Outcome, e.Steps, el)
 	}
@@ -177,31 +151,69 @@ func firstLine(s string) string {
 	return s
 }
 
-// askLine asks a question on w and reads one line from in, honouring ctx.
-func askLine(ctx context.Context, in *bufio.Reader, w io.Writer, q string) (string, error) {
-	fmt.Fprintf(w, "%s\n> ", q)
-	type line struct {
-		s   string
-		err error
-	}
-	ch := make(chan line, 1)
-	go func() {
-		s, err := in.ReadString('\n')
-		ch <- line{strings.TrimRight(s, "\r\n"), err}
-	}()
-	select {
-	case l := <-ch:
-		if l.err != nil && l.s == "" {
-			return "", fmt.Errorf("no answer: %w", l.err)
-		}
-		return l.s, nil
-	case <-ctx.Done():
-		return "", ctx.Err()
-	}
+// terminalPerson is whoever sits at the terminal of `deskpilot run`: it answers
+// ask_user, approves what the policy asks about and resumes a paused run. With
+// no terminal on standard input (cron, systemd, CI, </dev/null) nobody is there:
+// questions are told so, approvals are refused (unless --yes), and takeover is
+// off. End of input at a prompt means the same: a question gets no answer, an
+// approval is refused, and a paused run is stopped (nobody can resume it).
+type terminalPerson struct {
+	in      io.Reader
+	out     io.Writer
+	yes     bool
+	session *atomic.Pointer[agent.Session]
+	once    sync.Once
+	lines   *bufio.Reader
 }
 
-// isTerminal reports whether f is a character device (a terminal).
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+func (p *terminalPerson) present() bool { return isTerminal(p.in) }
+
+func (p *terminalPerson) reader() *bufio.Reader {
+	p.once.Do(func() { p.lines = bufio.NewReader(p.in) })
+	return p.lines
+}
+
+// hooks returns the run's hooks, events going to events.
+func (p *terminalPerson) hooks(ctx context.Context, events func(agent.Event)) agent.Hooks {
+	h := agent.Hooks{Event: events}
+	h.Confirm = func(ctx context.Context, action string) (bool, error) {
+		if p.yes {
+			return true, nil
+		}
+		if !p.present() {
+			return false, nil
+		}
+		ans, err := askLine(ctx, p.reader(), p.out, "Allow "+visibleControls(action)+"? [y/N]")
+		if errors.Is(err, errNoPerson) {
+			return false, nil
+		}
+		return strings.HasPrefix(strings.ToLower(strings.TrimSpace(ans)), "y"), err
+	}
+	if !p.present() {
+		return h
+	}
+	h.Ask = func(ctx context.Context, q string) (string, error) {
+		return askLine(ctx, p.reader(), p.out, visibleControls(q))
+	}
+	h.Event = func(e agent.Event) {
+		events(e)
+		if _, ok := e.(agent.Paused); ok {
+			go p.resume(ctx)
+		}
+	}
+	return h
+}
+
+// resume asks the person to hand the desktop back, and resumes or stops the run.
+func (p *terminalPerson) resume(ctx context.Context) {
+	note, err := askLine(ctx, p.reader(), p.out, "You have the desktop. Press Enter to let the agent continue (you may type a note for it first):")
+	s := p.session.Load()
+	switch {
+	case s == nil:
+	case err == nil:
+		s.Resume(note)
+	case errors.Is(err, errNoPerson):
+		fmt.Fprintln(p.out, "standard input closed with the run paused: stopping it")
+		s.Stop()
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"deskpilot/agent/trace"
+	"deskpilot/internal/wiring"
 )
 
 func newTracesCmd(s *settings) *cobra.Command {
@@ -132,7 +133,7 @@ func exportDataset(cmd *cobra.Command, ts []*trace.Trace, out string, redact boo
 	if out == "" || out == "-" {
 		return &exitError{exitUsage, errors.New("--format dataset writes a folder: give it with -o DIR")}
 	}
-	secrets := secretValues(envSecrets(os.Environ()))
+	secrets := secretValues(wiring.EnvSecrets(os.Environ()))
 	rep, err := trace.ExportDataset(out, ts, trace.DatasetOptions{Redact: redact, Secrets: secrets})
 	w := cmd.ErrOrStderr()
 	for _, sk := range rep.Skipped {

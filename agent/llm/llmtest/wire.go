@@ -73,6 +73,13 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req Request, rp 
 	if !send(chunk(wireDelta{Role: "assistant", Content: ptr("")}, nil)) {
 		return
 	}
+	for rp.Endless && len(deltas) > 0 {
+		for i := range deltas {
+			if !send(chunk(wireDelta{Content: &deltas[i]}, nil)) {
+				return
+			}
+		}
+	}
 	for i := 0; i <= len(deltas); i++ {
 		if i == after && s.fault(w, r, rp, send) {
 			return

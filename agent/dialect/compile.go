@@ -1,0 +1,260 @@
+package dialect
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"deskpilot/vision"
+)
+
+// op is what one model action does, in the terms of deskpilot's builtins.
+type op int
+
+const (
+	opClick       op = iota // click(at)
+	opDoubleClick           // double_click(at)
+	opTripleClick           // double_click(at) then click(at)
+	opRightClick            // right_click(at)
+	opMiddleClick           // click(at, button="middle")
+	opMove                  // move(at)
+	opDrag                  // drag(at, to)
+	opScroll                // scroll(at, direction, amount)
+	opType                  // type_text(text)
+	opKey                   // press(combo)
+	opKeyDown               // hold a key until opKeyUp (see heldKeys)
+	opKeyUp                 // release a key held by opKeyDown
+	opWait                  // wait(seconds)
+	opFinish                // final_answer(text)
+	opAsk                   // print(ask_user(text))
+)
+
+// step is one action of a reply. A nil at means "where the mouse is".
+type step struct {
+	op     op
+	at, to *vision.ModelPoint
+	text   string  // opType, opFinish, opAsk
+	combo  string  // opKey, opKeyDown, opKeyUp: canonical combo or key
+	dir    string  // opScroll: up, down, left, right
+	amount int     // opScroll: wheel clicks, 1..maxScroll
+	secs   float64 // opWait
+}
+
+// maxScroll is the most wheel clicks one scroll builtin call takes.
+const maxScroll = 50
+
+// hereVar holds the pointer position when an action has no point.
+const hereVar = "here"
+
+// builtins lists every function a compiled program may call: the agent's
+// builtins plus Starlark's print and fail.
+func builtins() []string {
+	return []string{"click", "double_click", "right_click", "move", "drag", "scroll", "type_text",
+		"press", "hold", "wait", "final_answer", "ask_user", "cursor_position", "print", "fail"}
+}
+
+// compile turns steps into the Starlark program that carries them out. The
+// program tracks where the pointer is within the reply, so "click where the
+// mouse is" after a move uses that point; at the start of a reply it asks
+// cursor_position().
+func compile(steps []step) (string, error) {
+	c := &compiler{}
+	for _, s := range steps {
+		if err := c.step(s); err != nil {
+			return "", err
+		}
+		if s.op == opFinish {
+			break // final_answer ends the block; later actions never run
+		}
+	}
+	c.flush()
+	if c.p.String() == "" {
+		return "", fmt.Errorf("the actions do nothing (empty text, or a scroll of 0)")
+	}
+	return c.p.String(), nil
+}
+
+type compiler struct {
+	p    program
+	pos  *vision.ModelPoint // the pointer's position after the steps so far; nil = unknown
+	here bool               // the program has read cursor_position() into hereVar
+	held heldKeys
+}
+
+// point returns the arguments naming s.at, or the pointer's position.
+func (c *compiler) point(at *vision.ModelPoint) []any {
+	if at == nil {
+		at = c.pos
+	}
+	if at != nil {
+		return []any{at.X, at.Y}
+	}
+	if !c.here {
+		c.p.line(hereVar + " = cursor_position()")
+		c.p.line("if " + hereVar + " == None:")
+		c.p.line(`    fail("the mouse pointer is not on this screen; give the action a point")`)
+		c.here = true
+	}
+	return []any{expr(hereVar + "[0]"), expr(hereVar + "[1]")}
+}
+
+func (c *compiler) moved(at *vision.ModelPoint) {
+	if at != nil {
+		p := *at
+		c.pos = &p
+	}
+}
+
+func (c *compiler) step(s step) error {
+	if err := c.checkHeld(s); err != nil {
+		return err
+	}
+	switch s.op {
+	case opClick, opDoubleClick, opRightClick, opMiddleClick, opTripleClick, opMove:
+		args := c.point(s.at)
+		switch s.op {
+		case opClick:
+			c.p.call("click", args...)
+		case opDoubleClick:
+			c.p.call("double_click", args...)
+		case opTripleClick:
+			// No builtin clicks three times; a click right after a double
+			// click at the same point counts as the third click in X
+			// toolkits (within the double-click time).
+			c.p.call("double_click", args...)
+			c.p.call("click", args...)
+		case opRightClick:
+			c.p.call("right_click", args...)
+		case opMiddleClick:
+			c.p.call("click", append(args, kw{"button", "middle"})...)
+		case opMove:
+			c.p.call("move", args...)
+		}
+		c.moved(s.at)
+	case opDrag:
+		from := c.point(s.at)
+		c.p.call("drag", append(from, s.to.X, s.to.Y)...)
+		c.moved(s.to)
+	case opScroll:
+		args := c.point(s.at)
+		c.p.call("scroll", append(args, kw{"direction", s.dir}, kw{"amount", s.amount})...)
+		c.moved(s.at)
+	case opType:
+		c.p.call("type_text", s.text)
+	case opKey:
+		c.press(s.combo)
+	case opKeyDown:
+		c.held.down(s.combo)
+	case opKeyUp:
+		if k := c.held.up(s.combo); k != "" {
+			c.p.call("press", k)
+		}
+	case opWait:
+		if c.held.any() {
+			c.p.call("hold", c.held.combo(""), s.secs)
+			c.held.used = true
+			break
+		}
+		c.p.call("wait", s.secs)
+	case opFinish:
+		c.flush()
+		c.p.call("final_answer", s.text)
+	case opAsk:
+		c.flush()
+		c.p.call("print", "The person answered:", expr("ask_user("+quote(s.text)+")"))
+	}
+	return nil
+}
+
+// press presses a combo together with any modifiers held by opKeyDown.
+func (c *compiler) press(k string) {
+	if c.held.any() {
+		k = c.held.combo(k)
+		c.held.used = true
+	}
+	c.p.call("press", k)
+}
+
+// checkHeld refuses what the builtins cannot do while a key is held down.
+func (c *compiler) checkHeld(s step) error {
+	if !c.held.any() {
+		return nil
+	}
+	switch s.op {
+	case opKey, opKeyDown, opKeyUp, opWait, opFinish, opAsk:
+		return nil
+	}
+	return fmt.Errorf("holding %s during a mouse action or typing is not supported; release it first, or use a key combination such as hotkey(key='ctrl a')",
+		strings.Join(c.held.keys, "+"))
+}
+
+// flush taps keys still held at the end (a press(key='x') alone is a tap).
+func (c *compiler) flush() {
+	if c.held.any() && !c.held.used {
+		c.p.call("press", c.held.combo(""))
+	}
+	c.held = heldKeys{}
+}
+
+// heldKeys approximates key-down/key-up pairs with the builtins, which
+// press and release within one call: keys held down combine with the keys
+// pressed while they are held ("ctrl" held + "c" = press("ctrl+c")); a wait
+// while held is hold(keys, seconds); a key released before anything used it
+// is a tap. Every key is released by the end of the step.
+type heldKeys struct {
+	keys []string // canonical names, in the order pressed
+	used bool     // some action combined with the held keys
+}
+
+func (h *heldKeys) any() bool { return len(h.keys) > 0 }
+
+func (h *heldKeys) down(k string) {
+	if !slices.Contains(h.keys, k) {
+		h.keys = append(h.keys, k)
+	}
+}
+
+// up releases k; it returns the combo to tap when nothing used the held
+// keys, else "".
+func (h *heldKeys) up(k string) string {
+	i := slices.Index(h.keys, k)
+	if i < 0 {
+		return "" // never held here: the builtins released it already
+	}
+	tap := ""
+	if !h.used {
+		tap = h.combo("")
+	}
+	h.keys = slices.Delete(h.keys, i, i+1)
+	if len(h.keys) == 0 || tap != "" {
+		*h = heldKeys{}
+	}
+	return tap
+}
+
+// combo joins the held keys with k ("" = the held keys alone) in canonical
+// order; a combination the builtins cannot press falls back to k alone.
+func (h *heldKeys) combo(k string) string {
+	keys := append([]string(nil), h.keys...)
+	if k != "" {
+		keys = append(keys, strings.Split(k, "+")...)
+	}
+	c, err := combo(keys)
+	if err != nil {
+		return k
+	}
+	return c
+}
+
+// scrollClicks converts a scroll distance in pixels (Qwen's computer_use
+// tool) to wheel clicks: one click per 50 pixels, at least one. A wheel click
+// moves about three lines of text, 50-60 pixels in GTK and browsers.
+func scrollClicks(pixels float64) (int, error) {
+	n := int(math.Round(math.Abs(pixels) / 50))
+	n = max(n, 1)
+	if n > maxScroll || math.IsNaN(pixels) || math.IsInf(pixels, 0) {
+		return 0, fmt.Errorf("scroll of %g pixels is too far for one action: scroll at most %d pixels, then look again", pixels, maxScroll*50)
+	}
+	return n, nil
+}

@@ -1,0 +1,100 @@
+package dialect
+
+import (
+	"regexp"
+	"strings"
+)
+
+// modelFamily is one row of the model-name table.
+type modelFamily struct {
+	re       *regexp.Regexp // on the normalised name (see normModel)
+	dialect  string         // "" = no dialect (a grounder only)
+	grounder string         // "" = the dialect itself grounds, or none
+	opts     Options
+}
+
+// modelFamilies is checked in order; the first match wins, so specific
+// names (ui-tars-1.5, doubao) come before general ones (ui-tars).
+func modelFamilies() []modelFamily {
+	re := regexp.MustCompile
+	return []modelFamily{
+		{re: re(`doubao|seed-?1\.[56]`), dialect: "doubao"},
+		{re: re(`ui-?tars-?1\.5`), dialect: "uitars-1.5"},
+		{re: re(`ui-?tars`), dialect: "uitars-1.0"},
+		{re: re(`opencua-?(qwen2|a3b)`), dialect: "pyautogui", opts: Options{PyAutoGUICoords: PyAutoGUIUnit}},
+		{re: re(`opencua`), dialect: "pyautogui", opts: Options{PyAutoGUICoords: PyAutoGUISmart}},
+		{re: re(`aguvis`), dialect: "pyautogui", opts: Options{PyAutoGUICoords: PyAutoGUIUnit}},
+		{re: re(`gta-?1`), grounder: "gta1"},
+		{re: re(`holo-?1\.5|holo1(\b|-)`), grounder: "holo1.5"},
+		{re: re(`holo-?2`), grounder: "holo2"},
+		{re: re(`ui-?venus`), grounder: "ui-venus"},
+		{re: re(`jedi`), dialect: "qwen2.5"},
+		{re: re(`qwen-?2\.5-?vl|qwen2_5_vl|qwen-?vl-?(max|plus)-?2025`), dialect: "qwen2.5"},
+		{re: re(`qwen-?3(\.\d+)?-?vl|qwen3_vl`), dialect: "qwen3"},
+	}
+}
+
+// normModel lowercases a model name and drops an org prefix ("bytedance/",
+// "Qwen/", "hf.co/...") and a quantisation or file suffix (":q4_k_m",
+// "-gguf", "-awq", "-fp8", ...), keeping the family and version.
+func normModel(model string) string {
+	m := strings.ToLower(strings.TrimSpace(model))
+	if i := strings.LastIndex(m, "/"); i >= 0 {
+		m = m[i+1:]
+	}
+	if i := strings.Index(m, ":"); i >= 0 {
+		m = m[:i]
+	}
+	return strings.ReplaceAll(m, " ", "-")
+}
+
+// family returns the first row matching model.
+func family(model string) (modelFamily, bool) {
+	m := normModel(model)
+	if m == "" {
+		return modelFamily{}, false
+	}
+	for _, f := range modelFamilies() {
+		if f.re.MatchString(m) {
+			return f, true
+		}
+	}
+	return modelFamily{}, false
+}
+
+// ForModel returns the dialect a model was trained to speak, from its name
+// (case-insensitive, with or without an org prefix or quantisation suffix):
+// ui-tars-1.5-7b -> "uitars-1.5", UI-TARS-7B-DPO -> "uitars-1.0",
+// doubao-1.5-ui-tars -> "doubao", Qwen/Qwen2.5-VL-72B-Instruct -> "qwen2.5",
+// qwen3-vl-8b -> "qwen3", opencua-7b and aguvis -> "pyautogui" (see
+// OptionsForModel). "" when no family matches: the caller uses Default.
+func ForModel(model string) string {
+	f, _ := family(model)
+	return f.dialect
+}
+
+// OptionsForModel returns the dialect options a model name implies: OpenCUA's
+// smart-resized pixels, Aguvis's and OpenCUA-Qwen2's 0..1 fractions. The zero
+// Options otherwise.
+func OptionsForModel(model string) Options {
+	f, _ := family(model)
+	return f.opts
+}
+
+// GrounderForModel returns the grounder that reads a model's points (for
+// --grounder MODEL without --grounder-dialect): a point-only family (gta1,
+// holo1.5, holo2, ui-venus) or a dialect that grounds; "" when no family
+// matches or the family's dialect cannot ground (the caller may use "point").
+func GrounderForModel(model string) string {
+	f, ok := family(model)
+	if !ok {
+		return ""
+	}
+	if f.grounder != "" {
+		return f.grounder
+	}
+	if _, err := GrounderByName(f.dialect); err != nil {
+		return ""
+	}
+	return f.dialect
+}
