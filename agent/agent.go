@@ -161,7 +161,7 @@ func (a *Agent) log() *slog.Logger {
 
 // run is the whole of one run: set-up, steps, and the end.
 func (a *Agent) run(ctx context.Context, task string, h Hooks, s *Session) Finished {
-	r, err := a.newRun(ctx, task, h, s)
+	r, err := a.newRun(ctx, task, h, s, nil)
 	if err != nil {
 		fin := Finished{Outcome: Failed, Error: err.Error()}
 		if errors.Is(err, context.Canceled) {

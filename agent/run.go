@@ -38,6 +38,7 @@ type runState struct {
 	disp      *dispatcher
 	rec       *recorder
 	input     *trackedInput
+	replay    *replayer // the recording a replay checks against; nil in other runs
 
 	msgs     []llm.Message // the conversation; images pruned when sent
 	frame    *image.RGBA   // the newest full-resolution frame
@@ -57,7 +58,8 @@ type runState struct {
 // currentStep is the step now running; safe from any goroutine.
 func (r *runState) currentStep() int { return int(r.curStep.Load()) }
 
-func (a *Agent) newRun(ctx context.Context, task string, h Hooks, s *Session) (*runState, error) {
+// newRun sets a run up; rp is the recording of a replay, nil otherwise.
+func (a *Agent) newRun(ctx context.Context, task string, h Hooks, s *Session, rp *replayer) (*runState, error) {
 	if strings.TrimSpace(task) == "" {
 		return nil, errors.New("the task is empty")
 	}
@@ -73,6 +75,7 @@ func (a *Agent) newRun(ctx context.Context, task string, h Hooks, s *Session) (*
 		a: a, cfg: cfg, task: task, hooks: h, session: s, prompts: p, dialect: cfg.Dialect,
 		mapper:  mapperFor(cfg, a.Display),
 		started: a.now(),
+		replay:  rp,
 	}
 	enc := vision.Encoder{Format: cfg.ImageFormat, Quality: cfg.ImageQuality}
 	r.obs = &vision.Observer{Mapper: r.mapper, Encoder: enc}

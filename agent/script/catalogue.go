@@ -21,6 +21,10 @@ const (
 	KindScreen   Kind = "screen"   // looks at the screen; never acts on it
 	KindResearch Kind = "research" // the text browser and the file inspector, off the screen
 	KindControl  Kind = "control"  // the run itself: final_answer, ask_user, wait
+	// KindReplay checks a replayed run against its recording. Its builtins
+	// exist only in replays (`deskpilot replay`, `deskpilot play`): a run
+	// with a model never registers them, so they are not in its prompt.
+	KindReplay Kind = "replay"
 )
 
 // Acts reports whether builtins of kind k act on the desktop: they are guarded
@@ -88,6 +92,9 @@ func Builtins() []Tool {
 				Params: []Param{{Name: "url", Type: "str", Doc: "an http or https address"}}},
 		},
 		researchBuiltins(url),
+		[]Tool{{Name: "checkpoint", Group: "replay", Kind: KindReplay,
+			Doc:    "Compare the screen with the frame this step saw when the run was recorded, and the neighbourhood of each point its pointer actions aimed at. When they differ the script stops before acting (exit 4) unless played with --force; with --adapt, targets found elsewhere on the screen are clicked there.",
+			Params: []Param{{Name: "step", Type: "int", Doc: "the recorded step whose frame the screen must look like."}}}},
 		[]Tool{{Name: "final_answer", Group: "control", Kind: KindControl,
 			Doc: "Give the final answer and end the task. The block stops here, even inside a function.",
 			Params: []Param{{Name: "answer", Type: "Any",

@@ -47,6 +47,11 @@ type DesktopDeps struct {
 	// apply the safety policy and pause on takeover; time spent in Guard
 	// does not count toward the block's time limit.
 	Guard func(ctx context.Context, g Guarded) error
+	// Retarget, when set, may move the screen point of a pointer primitive
+	// (each point of a drag) before the guard sees it: a replay clicks a
+	// recorded target where it is found now. It reports whether it moved
+	// the point; the action's result says so.
+	Retarget func(p vision.ScreenPoint) (vision.ScreenPoint, bool)
 }
 
 // Guarded is a primitive about to run, as a guard sees it: typed values,
@@ -169,6 +174,19 @@ func (d *desktop) point(a *Args, xn, yn string) (vision.ModelPoint, vision.Scree
 	return mp, sp, err
 }
 
+// retarget applies DesktopDeps.Retarget to p; moved describes the move for
+// the action's result ("" when p stays).
+func (d *desktop) retarget(p vision.ScreenPoint) (_ vision.ScreenPoint, moved string) {
+	if d.Retarget == nil {
+		return p, ""
+	}
+	q, ok := d.Retarget(p)
+	if !ok || q == p {
+		return p, ""
+	}
+	return q, fmt.Sprintf(" (target moved: (%d, %d) instead of (%d, %d))", q.X, q.Y, p.X, p.Y)
+}
+
 // pointAct runs a primitive at the point (x, y).
 func (d *desktop) pointAct(c *Call, a *Args, result string, do func(ctx context.Context, p actions.Point) error) error {
 	mp, sp, err := d.point(a, "x", "y")
@@ -178,7 +196,8 @@ func (d *desktop) pointAct(c *Call, a *Args, result string, do func(ctx context.
 	if err != nil {
 		return err
 	}
-	act := actions.Record{Model: &[2]float64{mp.X, mp.Y}, Screen: &[2]int{sp.X, sp.Y}, Result: result}
+	sp, moved := d.retarget(sp)
+	act := actions.Record{Model: &[2]float64{mp.X, mp.Y}, Screen: &[2]int{sp.X, sp.Y}, Result: result + moved}
 	return d.act(c, act, Guarded{At: &sp}, func(ctx context.Context) error { return do(ctx, actions.Point(sp)) })
 }
 
@@ -232,7 +251,9 @@ func (d *desktop) drag(c *Call, a *Args) error {
 	if err != nil {
 		return err
 	}
-	act := actions.Record{Model: &[2]float64{m1.X, m1.Y}, Screen: &[2]int{s1.X, s1.Y}, To: &[2]int{s2.X, s2.Y}, Result: "dragged"}
+	s1, moved1 := d.retarget(s1)
+	s2, moved2 := d.retarget(s2)
+	act := actions.Record{Model: &[2]float64{m1.X, m1.Y}, Screen: &[2]int{s1.X, s1.Y}, To: &[2]int{s2.X, s2.Y}, Result: "dragged" + moved1 + moved2}
 	return d.act(c, act, Guarded{At: &s1}, func(ctx context.Context) error {
 		return d.Input.Drag(ctx, actions.Point(s1), actions.Point(s2))
 	})
