@@ -9,13 +9,13 @@ import (
 	"deskpilot/agent/script"
 )
 
-// Every builtin of the catalogue has an implementation in a fully wired run, and
-// every tool a run registers is in the catalogue: the prompt, the guard and the
-// app all read the catalogue, so the two must agree.
+// Every builtin of the catalogue has an implementation in a fully wired run (one
+// with a grounder: locate), and every tool a run registers is in the catalogue:
+// the prompt, the guard and the app all read the catalogue, so the two must agree.
 func TestEveryBuiltinIsImplemented(t *testing.T) {
 	r := &runState{a: &Agent{Tools: script.Research(script.ResearchDeps{
 		Browser: browser.New(browser.Options{}), Inspector: inspect.New(inspect.Options{}),
-	})}}
+	}), Grounder: &Grounder{Name: "g"}}}
 	var got []string
 	for _, tool := range r.tools() {
 		if tool.Kind == "" {

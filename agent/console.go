@@ -4,11 +4,16 @@ import (
 	"context"
 	"strings"
 	"sync"
+
+	"deskpilot/agent/dialect"
 )
 
 // Console runs code typed by a person on the desktop, without a model: the same
 // executor, builtins, observation and trace as a run (`deskpilot console`, the app's
-// Console view). Globals persist between Exec calls. Exec calls must not overlap.
+// Console view). The person types deskpilot's own Starlark, so a console speaks the
+// code dialect, in the configured coordinate mode, whatever dialect the model is set
+// to; with a grounder configured, click("the Save button") works there too. Globals
+// persist between Exec calls. Exec calls must not overlap.
 type Console struct {
 	r     *runState
 	mu    sync.Mutex
@@ -22,7 +27,9 @@ func (a *Agent) NewConsole(ctx context.Context, task string) (*Console, error) {
 	}
 	s := &Session{cancel: func() {}, gate: newGate(), done: make(chan struct{})}
 	c := &Console{}
-	r, err := a.newRun(ctx, task, Hooks{Event: c.deliver, Ask: c.ask, Confirm: c.confirm}, s)
+	cfg := a.Config
+	cfg.Dialect = dialect.Code{}
+	r, err := a.newRunWith(ctx, cfg, task, Hooks{Event: c.deliver, Ask: c.ask, Confirm: c.confirm}, s)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +89,7 @@ func (c *Console) Exec(ctx context.Context, code string, h Hooks) error {
 	for _, x := range res.Actions {
 		r.disp.emit(ActionDone{Step: r.step, Action: x})
 	}
-	if _, err := r.observeStep(ctx, res, nil, start); err != nil {
+	if _, err := r.observeStep(ctx, res, nil, nil, start); err != nil {
 		return err
 	}
 	if res.Final != nil {

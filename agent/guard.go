@@ -249,7 +249,7 @@ func (r *runState) tools() []script.Tool {
 		return v, ok
 	}
 	ts := script.Desktop(script.DesktopDeps{
-		Mapper: r.mapper, Input: r.input, Frames: r.a.Screen, Secrets: secrets, Guard: r.guard,
+		Mapper: r.mapper, Input: r.input, Frames: r.a.Screen, Secrets: secrets, Guard: r.guard, Ground: r.groundFn(),
 	})
 	ts = append(ts, r.controlTools()...)
 	return append(ts, r.a.Tools...)
