@@ -46,7 +46,9 @@ func (g *groundUsage) load() Usage {
 }
 
 // add returns the sum of two counts.
-func (u Usage) add(v Usage) Usage { return Usage{Input: u.Input + v.Input, Output: u.Output + v.Output} }
+func (u Usage) add(v Usage) Usage {
+	return Usage{Input: u.Input + v.Input, Output: u.Output + v.Output}
+}
 
 // groundFn is the desktop builtins' grounder; nil when none is configured.
 func (r *runState) groundFn() func(ctx context.Context, description string) (script.Grounding, error) {

@@ -388,4 +388,3 @@ func (r *runState) ownRects() []image.Rectangle {
 	}
 	return out
 }
-
