@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync/atomic"
 	"unicode/utf8"
@@ -94,10 +93,9 @@ func (r *runState) ground(ctx context.Context, description string) (script.Groun
 	res.Reply = clip(resp.Text, groundReplyCut)
 	p, err := g.Dialect.ParsePoint(resp.Text, sp)
 	if err != nil {
-		if errors.Is(err, dialect.ErrNoPoint) {
-			return res, fmt.Errorf("the grounder %s found no point for %q (%w); describe the element differently, or give x and y", g.Name, description, err)
-		}
-		return res, fmt.Errorf("the grounder %s answered for %q in a form deskpilot cannot read: %w", g.Name, description, err)
+		// The planner cannot fix the grounder's format: it is told what the
+		// grounder said, not how the reply should have looked.
+		return res, &NoPointError{Grounder: g.Name, Description: description, Reply: clip(resp.Text, 200), Err: err}
 	}
 	res.Point = p
 	if res.At, err = m.ToScreen(p); err != nil {
@@ -105,6 +103,21 @@ func (r *runState) ground(ctx context.Context, description string) (script.Groun
 	}
 	return res, nil
 }
+
+// NoPointError is a grounder's reply without a point for a description. It
+// unwraps to the reader's error (dialect.ErrNoPoint when the reply holds no
+// point at all).
+type NoPointError struct {
+	Grounder, Description, Reply string
+	Err                          error
+}
+
+func (e *NoPointError) Error() string {
+	return fmt.Sprintf("the grounder %s found no point for %q (it answered %q); describe the element differently, or give x and y",
+		e.Grounder, e.Description, e.Reply)
+}
+
+func (e *NoPointError) Unwrap() error { return e.Err }
 
 // clip cuts s to at most n bytes, on a rune boundary, marking the cut.
 func clip(s string, n int) string {

@@ -54,7 +54,7 @@ func (r *runState) observeStep(ctx context.Context, res script.Result, notes, hi
 	paused := pauseNotes(r.session.gate.takeNotes())
 	problems := slices.Concat(notes, paused)
 	if res.Err != nil {
-		problems = append(problems, "Your last action failed: "+res.Err.Error())
+		problems = append(problems, "Your last action failed: "+r.stepError(res.Err))
 	}
 	full := r.stepText(res, slices.Concat(paused, notes, hints), changed, settle, labels)
 	text := r.hist.Observation(dialect.Outcome{Task: r.task, Text: full, Output: res.Output, Problems: problems})
@@ -69,6 +69,22 @@ func (r *runState) observeStep(ctx context.Context, res script.Result, notes, hi
 	}
 	r.disp.emit(ev)
 	return observation{text: text, attached: attached, shot: llm.Part{ImageURL: v.dataURL}}, nil
+}
+
+// stepError is a step's error as the model reads it. A model that wrote the
+// program (the code dialect, pyautogui) gets it whole, with the line and the
+// source; the others never saw the program deskpilot compiled from their
+// reply, so they get the message alone.
+func (r *runState) stepError(e *script.Error) string {
+	_, code := r.dialect.(dialect.Code)
+	if _, modules := r.dialect.(dialect.Moduler); code || modules {
+		return e.Error()
+	}
+	msg, _, _ := strings.Cut(e.Msg, "\n")
+	if e.Kind == script.KindRuntime {
+		msg = strings.TrimPrefix(msg, fmt.Sprintf("error at line %d: ", e.Line))
+	}
+	return msg
 }
 
 // screenshotOnly is the observation event's text when the model was sent the

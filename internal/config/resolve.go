@@ -207,6 +207,26 @@ func resolveDialect(s *Settings, c *Config) error {
 	return nil
 }
 
+// DialectNote names the run's dialect and why it was chosen, for the terminal
+// and the app: "uitars-1.5", "qwen2.5 (by model name)", "code (default)",
+// "code (planner of the grounder)"; the pyautogui dialect adds its
+// coordinates.
+func (c Config) DialectNote() string {
+	n := c.Dialect
+	if n == "pyautogui" {
+		n += " (" + c.PyAutoGUICoords + " coordinates)"
+	}
+	switch {
+	case !c.DialectAuto:
+		return n
+	case c.HasGrounder():
+		return n + " (planner of the grounder)"
+	case dialect.ForModel(c.Model) == c.Dialect:
+		return n + " (by model name)"
+	}
+	return n + " (default)"
+}
+
 // DialectOptions are the dialect options the settings name.
 func (s Settings) DialectOptions() dialect.Options {
 	return dialect.Options{PyAutoGUICoords: s.PyAutoGUICoords}
