@@ -5,15 +5,18 @@ import (
 	"strings"
 	"sync"
 
+	"go.starlark.net/starlark"
+
 	"deskpilot/agent/dialect"
 )
 
 // Console runs code typed by a person on the desktop, without a model: the same
 // executor, builtins, observation and trace as a run (`deskpilot console`, the app's
-// Console view). The person types deskpilot's own Starlark, so a console speaks the
-// code dialect, in the configured coordinate mode, whatever dialect the model is set
-// to; with a grounder configured, click("the Save button") works there too. Globals
-// persist between Exec calls. Exec calls must not overlap.
+// Console view, `deskpilot replay`). The person types deskpilot's own Starlark, so a
+// console speaks the code dialect in the configured coordinate mode, whatever dialect
+// the model is set to, with the pyautogui modules besides (a recorded pyautogui run
+// replays); with a grounder configured, click("the Save button") works there too.
+// Globals persist between Exec calls. Exec calls must not overlap.
 type Console struct {
 	r     *runState
 	mu    sync.Mutex
@@ -28,7 +31,7 @@ func (a *Agent) NewConsole(ctx context.Context, task string) (*Console, error) {
 	s := &Session{cancel: func() {}, gate: newGate(), done: make(chan struct{})}
 	c := &Console{}
 	cfg := a.Config
-	cfg.Dialect = dialect.Code{}
+	cfg.Dialect = consoleDialect{}
 	r, err := a.newRunWith(ctx, cfg, task, Hooks{Event: c.deliver, Ask: c.ask, Confirm: c.confirm}, s)
 	if err != nil {
 		return nil, err
@@ -45,6 +48,15 @@ func (a *Agent) NewConsole(ctx context.Context, task string) (*Console, error) {
 		r.disp.emit(v.observed(0, "The screen when the console opened."))
 	}
 	return c, nil
+}
+
+// consoleDialect is what a console speaks: deskpilot's own code, plus the
+// pyautogui dialect's modules.
+type consoleDialect struct{ dialect.Code }
+
+// Modules implements dialect.Moduler.
+func (consoleDialect) Modules(call dialect.Caller) starlark.StringDict {
+	return dialect.PyAutoGUI{}.Modules(call)
 }
 
 func (c *Console) current() Hooks {

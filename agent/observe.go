@@ -76,8 +76,7 @@ func (r *runState) observeStep(ctx context.Context, res script.Result, notes, hi
 // source; the others never saw the program deskpilot compiled from their
 // reply, so they get the message alone.
 func (r *runState) stepError(e *script.Error) string {
-	_, code := r.dialect.(dialect.Code)
-	if _, modules := r.dialect.(dialect.Moduler); code || modules {
+	if _, modules := r.dialect.(dialect.Moduler); modules || r.dialect.Name() == dialect.Default {
 		return e.Error()
 	}
 	msg, _, _ := strings.Cut(e.Msg, "\n")

@@ -100,7 +100,7 @@ func (a *Agent) newRunWith(ctx context.Context, c Config, task string, h Hooks, 
 // display (the code dialect's in the configured mode).
 func mapperFor(cfg Config, display image.Rectangle) vision.Mapper {
 	sp := cfg.Dialect.Space(display.Size(), cfg.MaxSide)
-	if _, code := cfg.Dialect.(dialect.Code); code {
+	if cfg.Dialect.Name() == dialect.Default {
 		sp.Mode = cfg.CoordMode
 	}
 	if cfg.ImageSize.X > 0 && cfg.ImageSize.Y > 0 {

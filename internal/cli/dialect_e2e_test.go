@@ -109,7 +109,7 @@ func families() []family {
 // form app itself, written in the family's own space for the image it was
 // sent. The form's saved file shows the click landed; the family's own finish
 // ends the run with exit 0; every request carries a screenshot of exactly the
-// dialect's image size.
+// dialect's image size; `deskpilot replay` of the trace clicks Save again.
 func TestDialectsEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts X displays")
@@ -186,6 +186,17 @@ func runFamily(t *testing.T, d *xdisplay.Display, form *testapps.Form, size imag
 	res := jsonResult(t, out)
 	if res.Outcome != "answered" || res.Steps != 2 {
 		t.Errorf("result %+v", res)
+	}
+	// The recorded run replays in the space it was recorded in, without a model.
+	if err := os.Remove(form.Out); err != nil {
+		t.Fatal(err)
+	}
+	out, code = cli(t, "", "replay", res.Trace, "--yes", "--x-display", d.Name)
+	if code != 0 {
+		t.Fatalf("replay exit %d:\n%s", code, out)
+	}
+	if _, _, err := form.Saved(); err != nil {
+		t.Errorf("the replayed click missed the Save button: %v\n%s", err, out)
 	}
 }
 
