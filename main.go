@@ -7,6 +7,8 @@ package main
 import (
 	"os"
 
+	"deskpilot/agent/dialect"
+	"deskpilot/agent/script"
 	"deskpilot/internal/cli"
 	"deskpilot/internal/xconn"
 )
@@ -15,6 +17,9 @@ import (
 var version = "dev"
 
 func main() {
+	// A sandbox child (the process the model's code runs in) serves its
+	// parent and exits here, before anything else starts.
+	script.ServeIfChild(dialect.ModuleSet)
 	xconn.Quiet()
 	os.Exit(cli.Main(os.Args[1:], version))
 }

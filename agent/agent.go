@@ -7,6 +7,7 @@ package agent
 
 import (
 	"deskpilot/actions"
+	"sync/atomic"
 
 	"context"
 	"errors"
@@ -69,6 +70,8 @@ type Agent struct {
 	NoTakeover bool
 	// Version is recorded in the trace.
 	Version string
+
+	current atomic.Pointer[runState] // the run going on, for CheckSend and NoteRead
 }
 
 // Session is one started run. Pause, Resume and Stop are safe from any goroutine.

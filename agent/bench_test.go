@@ -13,15 +13,22 @@ import (
 
 // BenchmarkStepOverhead measures what a step costs besides the model: parse, run the
 // code (one pointer move), let an idle screen settle, observe (capture, downscale,
-// encode) and hand the events to the trace. It reports the median per step.
+// encode) and hand the events to the trace. It reports the median per step, with
+// the code in the sandbox child (the default) and in process.
 func BenchmarkStepOverhead(b *testing.B) {
+	for _, sandbox := range []string{"process", "none"} {
+		b.Run("sandbox="+sandbox, func(b *testing.B) { stepOverhead(b, sandbox) })
+	}
+}
+
+func stepOverhead(b *testing.B, sandbox string) {
 	steps := max(b.N, 5)
 	var replies []llmtest.Reply
 	for i := range steps - 1 {
 		replies = append(replies, code(fmt.Sprintf("move(%d, %d)", 100+i%500, 100+i%300)))
 	}
 	replies = append(replies, code("final_answer(\"done\")"))
-	r := newRig(b, config.Settings{MaxSteps: steps + 1}, replies...)
+	r := newRig(b, config.Settings{MaxSteps: steps + 1, Sandbox: sandbox}, replies...)
 	var overhead []time.Duration
 	var model time.Duration
 	r.events.onEvent(func(e agent.Event) {

@@ -41,6 +41,13 @@ type Config struct {
 	Monitor int
 	// Policy is the safety policy.
 	Policy Policy
+	// CodeMemory caps the memory of the process the model's code runs in,
+	// bytes; 0 = script.DefaultMemory (512 MiB).
+	CodeMemory int64
+	// InProcess runs the model's code in this process instead of a sandbox
+	// child process (tests of the loop alone; debugging). The default, a
+	// child, is what keeps hostile code from crashing or exhausting the agent.
+	InProcess bool
 }
 
 // Defaults used when a field is zero.

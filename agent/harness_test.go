@@ -11,8 +11,10 @@ import (
 	"time"
 
 	"deskpilot/agent"
+	"deskpilot/agent/dialect"
 	"deskpilot/agent/llm"
 	"deskpilot/agent/llm/llmtest"
+	"deskpilot/agent/script"
 	"deskpilot/agent/trace"
 	"deskpilot/internal/config"
 	"deskpilot/internal/testapps"
@@ -23,6 +25,7 @@ import (
 // The tests of this package drive a private Xvfb display (1280x800, openbox) with
 // real capture and real input, and a scripted model served over real HTTP.
 func TestMain(m *testing.M) {
+	script.ServeIfChild(dialect.ModuleSet) // the model's code runs in this binary, started again
 	os.Exit(xdisplay.Main(m, xdisplay.Options{Width: 1280, Height: 800}))
 }
 

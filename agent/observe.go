@@ -12,6 +12,7 @@ import (
 	"deskpilot/agent/dialect"
 	"deskpilot/agent/llm"
 	"deskpilot/agent/script"
+	"deskpilot/agent/trace"
 	"deskpilot/vision"
 )
 
@@ -57,7 +58,9 @@ func (r *runState) observeStep(ctx context.Context, res script.Result, notes, hi
 		problems = append(problems, "Your last action failed: "+r.stepError(res.Err))
 	}
 	full := r.stepText(res, slices.Concat(paused, notes, hints), changed, settle, labels)
-	text := r.hist.Observation(dialect.Outcome{Task: r.task, Text: full, Output: res.Output, Problems: problems})
+	// A secret's value can come back in what the code printed (a file, a
+	// page): neither the model nor anyone watching sees it.
+	text := r.redact(r.hist.Observation(dialect.Outcome{Task: r.task, Text: full, Output: res.Output, Problems: problems}))
 	shown := text
 	if shown == "" {
 		shown = screenshotOnly
@@ -65,7 +68,7 @@ func (r *runState) observeStep(ctx context.Context, res script.Result, notes, hi
 	ev := v.observed(r.step, shown)
 	ev.Changed, ev.Duration = changed, r.a.now().Sub(start)
 	if res.Err != nil {
-		ev.Error = res.Err.Error()
+		ev.Error = r.redact(res.Err.Error())
 	}
 	r.disp.emit(ev)
 	return observation{text: text, attached: attached, shot: llm.Part{ImageURL: v.dataURL}}, nil
@@ -204,4 +207,13 @@ func marksFor(acts []actions.Record) []vision.Mark {
 		marks = marks[len(marks)-3:]
 	}
 	return marks
+}
+
+// redact hides the run's secrets (type_secret values, the API key) in s.
+func (r *runState) redact(s string) string {
+	secrets := slices.Clone(r.a.Redact)
+	for _, v := range r.a.Secrets {
+		secrets = append(secrets, v)
+	}
+	return trace.Redact(s, secrets...)
 }

@@ -7,6 +7,7 @@ import (
 	"image"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -30,7 +31,7 @@ type runState struct {
 	dialect dialect.Dialect
 	hist    dialect.Historian // how the dialect's conversation goes
 	conv    *conversation
-	exec    *script.Executor
+	exec    executor
 	obs     *vision.Observer
 	attEnc  vision.Encoder // encodes attachments (zoom, screenshot)
 	// ownBefore are deskpilot's windows as listed right before the newest capture.
@@ -48,6 +49,10 @@ type runState struct {
 	started  time.Time
 	lastCode string
 	cut      string // why the newest reply was cut short (llm.Response.Cut), or ""
+
+	readHome atomic.Bool     // inspect_file read a file under the home folder
+	sentMu   sync.Mutex      // guards sentTo
+	sentTo   map[string]bool // hosts data went to (or was approved for)
 }
 
 // currentStep is the step now running; safe from any goroutine.
@@ -80,14 +85,14 @@ func (a *Agent) newRunWith(ctx context.Context, c Config, task string, h Hooks, 
 	enc := vision.Encoder{Format: cfg.ImageFormat, JPEGQuality: cfg.ImageQuality}
 	r.obs = &vision.Observer{Mapper: r.mapper, Encoder: enc}
 	r.attEnc = enc
-	r.input = &trackedInput{Input: a.Input, cursor: a.Cursor}
-	r.input.answered = r.clickAnswered
+	r.input = &trackedInput{Input: a.Input, cursor: a.Cursor, look: a.Screen.Capture, origin: a.Display.Min}
 
-	r.exec = script.New(script.Options{Modules: modulesOf(cfg.Dialect)}, r.tools()...)
+	r.exec = r.newExecutor()
 	if err := r.openRecorder(); err != nil {
 		return nil, err
 	}
 	r.disp = newDispatcher(r.deliver)
+	a.current.Store(r)
 	s.setControl(func(reason string) {
 		if s.gate.pause(reason) {
 			r.disp.emit(Paused{Step: r.currentStep(), Reason: reason})
@@ -107,6 +112,36 @@ func mapperFor(cfg Config, display image.Rectangle) vision.Mapper {
 		sp.Image = cfg.ImageSize
 	}
 	return vision.Mapper{Display: display, Image: sp.Image, Mode: sp.Mode}
+}
+
+// executor runs the model's code: script.Sandbox (a child process, the
+// default) or script.Executor (in this process).
+type executor interface {
+	Exec(ctx context.Context, code string) script.Result
+	Stubs() string
+	Kind(name string) script.Kind
+	Close() error
+}
+
+// newExecutor makes the run's executor with its tools and the dialect's
+// modules (pyautogui): built here in process, by name in a sandbox child.
+func (r *runState) newExecutor() executor {
+	if r.cfg.InProcess {
+		return script.New(script.Options{Modules: modulesOf(r.cfg.Dialect)}, r.tools()...)
+	}
+	return script.NewSandbox(script.SandboxOptions{Memory: r.cfg.CodeMemory, Modules: moduleSet(r.cfg.Dialect)}, r.tools()...)
+}
+
+// moduleSet names the module set of d's programs for a sandbox child
+// (dialect.ModuleSet); "" = none. A console's are pyautogui's.
+func moduleSet(d dialect.Dialect) string {
+	switch d.(type) {
+	case consoleDialect:
+		return "pyautogui"
+	case dialect.Moduler:
+		return d.Name()
+	}
+	return ""
 }
 
 // modulesOf returns the executor hook that adds a dialect's modules (pyautogui)
@@ -238,7 +273,7 @@ func (r *runState) complete(ctx context.Context, msgs []llm.Message, stopAtObser
 	t0 := r.a.now()
 	step := r.step
 	req.OnRetry = func(rt llm.Retry) {
-		r.a.log().Warn("model call retried", "step", step, "attempt", rt.Attempt, "delay", rt.Delay, "err", rt.Err)
+		r.a.log().Info("model call retried", "step", step, "attempt", rt.Attempt, "delay", rt.Delay, "err", rt.Err)
 		if rt.Discard {
 			r.disp.emit(TextDelta{Step: step, Reset: true})
 		}
@@ -313,14 +348,19 @@ func (r *runState) fail(ctx context.Context, err error) Finished {
 	if ctx.Err() != nil {
 		return r.cancelled()
 	}
-	r.a.log().Error("run failed", "step", r.step, "err", err)
+	// The error reaches every watcher in Finished; the log only keeps a record.
+	r.a.log().Info("run failed", "step", r.step, "err", err)
 	return r.finished(Failed, "", err.Error())
 }
 
 // finish releases input, emits Finished and closes the trace.
 func (r *runState) finish(fin Finished) {
+	r.a.current.CompareAndSwap(r, nil)
 	if err := r.input.ReleaseAll(); err != nil {
 		r.a.log().Warn("release input", "err", err)
+	}
+	if err := r.exec.Close(); err != nil {
+		r.a.log().Warn("close the code's process", "err", err)
 	}
 	r.disp.emit(fin)
 	r.disp.close()

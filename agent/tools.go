@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os/exec"
 	"strings"
 
 	"go.starlark.net/starlark"
 
 	"deskpilot/actions"
+	"deskpilot/actions/browser"
 	"deskpilot/agent/script"
 )
 
@@ -140,5 +142,18 @@ func (r *runState) openURL(c *script.Call, args starlark.Tuple, kwargs []starlar
 	if err := r.cfg.Policy.CheckURL(u); err != nil {
 		return nil, err
 	}
-	return starlark.None, r.startProgram(c, "open_url("+u.String()+")", "opened (pid %d)", "xdg-open", u.String())
+	if err := browser.CheckURL(c.Ctx, u, r.cfg.Policy.AllowPrivate); err != nil {
+		return nil, fmt.Errorf("open_url: %w", err)
+	}
+	resume := c.Untimed()
+	err = r.checkSend(c.Ctx, u)
+	resume()
+	if err != nil {
+		return nil, err
+	}
+	err = r.startProgram(c, "open_url("+u.String()+")", "opened (pid %d)", "xdg-open", u.String())
+	if errors.Is(err, exec.ErrNotFound) {
+		return nil, fmt.Errorf("no program to open web pages (xdg-open) is installed here, so %s was not opened; read it as text with visit_page(%q) instead", u, u.String())
+	}
+	return starlark.None, err
 }

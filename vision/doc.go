@@ -2,7 +2,7 @@
 // spaces around them: it maps model coordinates to screen pixels (Mapper),
 // waits for the screen to settle after an action (Settle), masks, annotates,
 // downscales and encodes frames (the observation pipeline,
-// composed by Observer).
+// composed by Observer), and draws set-of-marks overlays (DrawBoxMarks).
 //
 // The package is pure Go: it never talks to X (vision/screen does) and never
 // logs. Frames are *image.RGBA in screen pixels; opaque screenshots are

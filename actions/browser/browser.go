@@ -1,17 +1,23 @@
 // Package browser is deskpilot's text web browser: the research half of the
 // agent's tools next to the file inspector. It fetches pages over HTTP(S),
-// renders HTML as markdown (main content, links kept, scripts and chrome
-// dropped) and shows it like a terminal pager — a header (Address, Title,
-// Viewport position) and one viewport of text — with page up/down, find on
-// page (case-insensitive, "*" wildcard, wrapping), web search through
+// renders HTML as markdown — the article first (Mozilla Readability's
+// algorithm, through readeck/go-readability), then the rest of the page —
+// and shows it like a terminal pager: a header (Address, Title, Viewport
+// position), one viewport of text, and the viewport's links as numbered
+// references ("[label][3]", with the sites in a footer; visit_page("[3]")
+// follows one), so addresses do not crowd the text. It has page up/down,
+// find on page (case-insensitive, "*" wildcard, wrapping), web search through
 // pluggable backends (DuckDuckGo's HTML page, SearXNG, Brave, Serper) and the
-// Wayback Machine. Responses that are not HTML or text are saved to the
-// downloads folder and opened through an injected inspector.
+// Wayback Machine; search engines' redirect links are decoded to their
+// targets. Responses that are not HTML or text are saved to the downloads
+// folder and opened through an injected inspector.
 //
-// Safety: only http and https are fetched; every connection, including each
-// redirect hop, is checked against the address actually dialled, and private,
-// loopback and link-local addresses are refused unless Options.AllowPrivate is
-// set. Responses are capped in size and time; hostile pages (deep nesting, huge
+// Safety: only http and https are fetched; for every connection, including
+// each redirect hop, the host is resolved and every address it resolves to is
+// checked before anything is dialled: private, loopback, link-local and other
+// non-public addresses are refused (unless Options.AllowPrivate is set), with
+// the same error whatever listens there, and only checked addresses are
+// dialled. CheckURL applies the same check without connecting. Responses are capped in size and time; hostile pages (deep nesting, huge
 // attributes, invalid UTF-8, endless redirects) give readable text or a clear
 // error. The package reads no environment variables and does not log.
 package browser
@@ -20,6 +26,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -73,8 +80,10 @@ type Options struct {
 	// UserAgent is sent with every request; "" means DefaultUserAgent.
 	UserAgent string
 	// CheckURL, when set, is asked before every visit and every redirect hop;
-	// an error refuses the address (the agent's allow/deny policy by domain).
-	CheckURL func(u *url.URL) error
+	// an error refuses the address (the agent's allow/deny policy by domain,
+	// its confirmation before data leaves after reading private files). It may
+	// block on a person; ctx is the visit's.
+	CheckURL func(ctx context.Context, u *url.URL) error
 }
 
 // Browser is one run's text browser: it holds the current page, viewport and
@@ -101,9 +110,9 @@ type findState struct {
 }
 
 // New returns a Browser showing about:blank, with o's defaults filled in.
-func New(o Options) *Browser { return newBrowser(o, blockedReason) }
+func New(o Options) *Browser { return newBrowser(o, blockedReason, net.DefaultResolver) }
 
-func newBrowser(o Options, pol policy) *Browser {
+func newBrowser(o Options, pol policy, res resolver) *Browser {
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
 	}
@@ -135,7 +144,7 @@ func newBrowser(o Options, pol policy) *Browser {
 	c := *api
 	c.Timeout = 0 // the context carries the deadline
 	if !o.AllowPrivate {
-		c.Transport = pol.guardedTransport(api.Transport, o.Timeout)
+		c.Transport = pol.guardedTransport(api.Transport, o.Timeout, res)
 	}
 	c.CheckRedirect = b.checkRedirect
 	b.client = &c
@@ -241,10 +250,20 @@ func (b *Browser) resolve(rawURL string) (*url.URL, error) {
 	if raw == "" {
 		return nil, errors.New("visit_page needs a URL, e.g. visit_page(\"https://example.com\")")
 	}
+	if n, ok := linkNumber(raw); ok {
+		b.mu.Lock()
+		links := b.page.links
+		b.mu.Unlock()
+		if n < 1 || n > len(links) {
+			return nil, fmt.Errorf("the current page has no link [%d]; it has %d links", n, len(links))
+		}
+		raw = links[n-1]
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, fmt.Errorf("invalid URL %q: %w", raw, err)
 	}
+	u = decodeRedirect(u)
 	if u.Scheme == "" {
 		b.mu.Lock()
 		cur := b.page.address
@@ -289,7 +308,7 @@ func (b *Browser) checkRedirect(req *http.Request, via []*http.Request) error {
 		return err
 	}
 	if b.opts.CheckURL != nil {
-		if err := b.opts.CheckURL(req.URL); err != nil {
+		if err := b.opts.CheckURL(req.Context(), req.URL); err != nil {
 			return err
 		}
 	}

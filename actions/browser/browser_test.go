@@ -96,11 +96,11 @@ func TestVisitArticlePaging(t *testing.T) {
 
 	header, view := split(t, first)
 	wantHeader := "Address: " + srv.URL + "/bridges/vellmar.html\n" +
-		"Title: The Harbour Bridge at Vellmar | Coastal Heritage\n"
+		"Title: The Harbour Bridge at Vellmar\n"
 	if !strings.HasPrefix(header, wantHeader) {
 		t.Errorf("header = %q, want prefix %q", header, wantHeader)
 	}
-	if !strings.HasPrefix(view, "# The Harbour Bridge at Vellmar\n\nBy Ines Kallas · Updated 14 March 2024\n\n") {
+	if !strings.HasPrefix(view, "# The Harbour Bridge at Vellmar\n\n") {
 		t.Errorf("first viewport starts %q", view[:min(len(view), 120)])
 	}
 	x, total := pos(t, first)
@@ -136,10 +136,9 @@ func TestVisitArticlePaging(t *testing.T) {
 	text := strings.Join(views, "")
 	for _, want := range []string{
 		"| Year | Vehicles per day |\n|---|---|\n| 1960 | 9,500 |\n| 2006 | 41,000 |\n| 2023 | 18,000 |",
-		"![The green steel arch of the Harbour Bridge at dusk](" + srv.URL + "/images/bridge.jpg)",
-		"[North Cape lighthouse](" + srv.URL + "/lighthouses/north-cape.html)",
-		"[the old Linne ferry](" + srv.URL + "/bridges/linne-ferry)",
-		"[the town archive](https://example.org/archive?id=42&lang=en)",
+		"[Image: The green steel arch of the Harbour Bridge at dusk]",
+		"Read more: [North Cape lighthouse][1], [the old Linne ferry][2] and [the town archive][3].",
+		"Links (visit_page(\"[N]\") opens one): [1] /lighthouses/north-cape.html · [2] /bridges/linne-ferry · [3] example.org",
 		"\n\nShare this article",
 		"The bridge opened on 14 March 1932.",
 	} {
@@ -166,7 +165,7 @@ func TestFindOnPage(t *testing.T) {
 		{"case and punctuation", "OPENED ON 14-MARCH, 1932", "The bridge opened on 14 March 1932."},
 		{"wildcard between words", "opened * 1932", "The bridge opened on 14 March 1932."},
 		{"wildcard as zero words", "the bridge * opened on 14 march", "The bridge opened on 14 March 1932."},
-		{"prefix wildcard", "photogr*", "Local newspapers printed photographs"},
+		{"prefix wildcard", "photogr*", "printed photographs"},
 		{"suffix wildcard", "*kilometres inland", "about 240 kilometres inland"},
 	}
 	for _, c := range cases {
@@ -202,8 +201,9 @@ func TestFindOnPage(t *testing.T) {
 		for range total {
 			b.PageDown()
 		}
-		// From the last viewport the only match ahead is in the last paragraph;
-		// the next ones wrap to the title on page 1.
+		// The last viewport holds the rest of the page (no match): the search
+		// wraps to the title, the picture and the first sentence on page 1,
+		// then the last paragraph on page 3, then wraps again.
 		var pages []int
 		ans := b.Find("harbour bridge")
 		for range 5 {
@@ -211,7 +211,7 @@ func TestFindOnPage(t *testing.T) {
 			pages = append(pages, p)
 			ans = b.FindNext()
 		}
-		want := []int{total, 1, 1, 1, total}
+		want := []int{1, 1, 1, 3, 1}
 		if fmt.Sprint(pages) != fmt.Sprint(want) {
 			t.Errorf("pages of successive matches = %v, want %v", pages, want)
 		}
@@ -234,10 +234,12 @@ func TestRelativeLinks(t *testing.T) {
 	})
 	b := open(t, browser.Options{})
 	ans := visit(t, b, srv.URL+"/docs/a.html")
-	if !strings.Contains(ans, "See [B]("+srv.URL+"/docs/b.html) and [top]("+srv.URL+"/docs/a.html#top).") {
+	if !strings.Contains(ans, "See [B][1] and [top][2].") || !strings.HasSuffix(ans, "\n\nLinks (visit_page(\"[N]\") opens one): [1] /docs/b.html · [2] /docs/a.html") {
 		t.Errorf("links not resolved:\n%s", ans)
 	}
 	for _, c := range []struct{ ref, address string }{
+		{"[1]", srv.URL + "/docs/b.html"}, // a link of the current page by number
+		{"/docs/a.html", srv.URL + "/docs/a.html"},
 		{"b.html", srv.URL + "/docs/b.html"},
 		{"../index.html", srv.URL + "/index.html"},
 		{"?page=2", srv.URL + "/index.html?page=2"},
@@ -249,7 +251,7 @@ func TestRelativeLinks(t *testing.T) {
 		}
 	}
 	ans = visit(t, b, srv.URL+"/based/x.html")
-	if !strings.Contains(ans, "[Y]("+srv.URL+"/other/y.html)") {
+	if !strings.Contains(ans, "[Y][1]") || !strings.HasSuffix(ans, "[1] /other/y.html") {
 		t.Errorf("<base href> not honoured:\n%s", ans)
 	}
 }
@@ -346,7 +348,7 @@ func TestHTTPErrorPage(t *testing.T) {
 	b := open(t, browser.Options{})
 	got := visit(t, b, srv.URL+"/missing")
 	want := "Address: " + srv.URL + "/missing\nTitle: Error 404\nViewport position: Showing page 1 of 1.\n" + separator +
-		"## Error 404 Not Found\n\n# Page not found\n\nTry the [home page](" + srv.URL + "/)."
+		"## Error 404 Not Found\n\n# Page not found\n\nTry the [home page][1].\n\nLinks (visit_page(\"[N]\") opens one): [1] /"
 	if got != want {
 		t.Errorf("404 page:\n%s\nwant:\n%s", got, want)
 	}
@@ -428,7 +430,7 @@ func TestCheckURL(t *testing.T) {
 	})
 	srv := serve(t, mux)
 	var asked []string
-	b := open(t, browser.Options{CheckURL: func(u *url.URL) error {
+	b := open(t, browser.Options{CheckURL: func(_ context.Context, u *url.URL) error {
 		asked = append(asked, u.Path)
 		if strings.HasPrefix(u.Path, "/banned") {
 			return fmt.Errorf("refused by policy: %s", u.Path)

@@ -29,7 +29,7 @@ type response struct {
 // get fetches u with the visit client under the browser's timeout.
 func (b *Browser) get(ctx context.Context, u *url.URL) (*response, error) {
 	if b.opts.CheckURL != nil {
-		if err := b.opts.CheckURL(u); err != nil {
+		if err := b.opts.CheckURL(ctx, u); err != nil {
 			return nil, err
 		}
 	}
@@ -100,14 +100,14 @@ func (b *Browser) fetchPage(ctx context.Context, u *url.URL) (*page, error) {
 		title := fmt.Sprintf("Error %d", r.status)
 		text, _ := b.bodyText(r)
 		text = strings.TrimSpace(fmt.Sprintf("## Error %d %s\n\n%s", r.status, r.statusText, text))
-		return newPage(addr, title, text, b.opts.Viewport, true), nil
+		return newLinkedPage(addr, title, text, b.opts.Viewport), nil
 	case isHTML(r.contentType), isText(r.contentType):
 		text, title := b.bodyText(r)
 		if r.truncated {
 			text = fmt.Sprintf("Note: this page is larger than the %s limit; only the first %s were read.\n\n%s",
 				formatBytes(b.opts.MaxBytes), formatBytes(b.opts.MaxBytes), text)
 		}
-		return newPage(addr, title, text, b.opts.Viewport, true), nil
+		return newLinkedPage(addr, title, text, b.opts.Viewport), nil
 	default:
 		return b.download(ctx, r)
 	}
@@ -149,4 +149,12 @@ func formatBytes(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// newLinkedPage is a page whose links are shown as numbered references.
+func newLinkedPage(address, title, text string, viewport int) *page {
+	text, links := compactLinks(text)
+	p := newPage(address, title, text, viewport, true)
+	p.links = links
+	return p
 }

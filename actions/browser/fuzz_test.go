@@ -47,6 +47,18 @@ func FuzzHTMLToText(f *testing.F) {
 		if joined.String() != doc.Text {
 			t.Fatalf("viewports lose text")
 		}
+		lp := newLinkedPage("https://example.com/", doc.Title, doc.Text, 64)
+		for i := 0; i < lp.pages(); i++ {
+			lp.current = i
+			if out := lp.render(); !utf8.ValidString(out) {
+				t.Fatalf("invalid UTF-8 in a rendered viewport")
+			}
+		}
+		for _, l := range lp.links {
+			if u, err := url.Parse(l); err == nil && strings.EqualFold(u.Scheme, "javascript") {
+				t.Fatalf("javascript link numbered: %q", l)
+			}
+		}
 	})
 }
 

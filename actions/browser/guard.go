@@ -2,10 +2,12 @@ package browser
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"syscall"
 	"time"
 )
@@ -65,8 +67,13 @@ func blockedReason(addr netip.Addr) string {
 // blockedReason is the real one; tests substitute their own.
 type policy func(netip.Addr) string
 
+// resolver looks host names up; net.DefaultResolver outside tests.
+type resolver interface {
+	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
+
 // checkHost refuses a host that is itself a non-public IP literal. Names are
-// checked when they are dialled, against the address they resolve to.
+// checked when they are resolved, before any connection (see addrs).
 func (pol policy) checkHost(host string) error {
 	addr, err := netip.ParseAddr(host)
 	if err != nil {
@@ -78,8 +85,35 @@ func (pol policy) checkHost(host string) error {
 	return nil
 }
 
-// controlDial is a net.Dialer Control function: it runs after name resolution,
-// for every address the dialer tries, before the connection is made.
+// addrs resolves host (an IP literal stays itself) and checks every address
+// it resolves to: one non-public address refuses the host, so a name that
+// mixes public and private addresses cannot be steered to the private one.
+// The error names the host and the address, never the port, and is the same
+// whatever is listening there.
+func (pol policy) addrs(ctx context.Context, res resolver, host string) ([]netip.Addr, error) {
+	var ips []netip.Addr
+	if ip, err := netip.ParseAddr(host); err == nil {
+		ips = []netip.Addr{ip}
+	} else {
+		ips, err = res.LookupNetIP(ctx, "ip", host)
+		if err != nil {
+			return nil, fmt.Errorf("cannot resolve %s: %w", host, err)
+		}
+		if len(ips) == 0 {
+			return nil, fmt.Errorf("cannot resolve %s: no addresses", host)
+		}
+	}
+	for _, ip := range ips {
+		if r := pol(ip); r != "" {
+			return nil, &BlockedError{Host: host, Addr: ip.Unmap(), Reason: r}
+		}
+	}
+	return ips, nil
+}
+
+// controlDial is a net.Dialer Control function: it runs for every address
+// the dialer tries, before the connection is made. The guarded dial only
+// ever dials checked addresses; this is a second lock on the same door.
 func (pol policy) controlDial(_, address string, _ syscall.RawConn) error {
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil {
@@ -93,38 +127,42 @@ func (pol policy) controlDial(_, address string, _ syscall.RawConn) error {
 
 type dialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
 
-// checkedDial wraps a caller-supplied dial function: it refuses non-public IP
-// literals up front and checks the address actually connected to afterwards.
-func (pol policy) checkedDial(inner dialFunc) dialFunc {
+// guardedDial resolves the host first, refuses it when any of its addresses
+// is not public, and only then dials, by address, one allowed address after
+// another: no packet goes to a refused address, so the refusal reveals
+// nothing about what listens there.
+func (pol policy) guardedDial(res resolver, dial dialFunc) dialFunc {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		host, _, err := net.SplitHostPort(addr)
-		if err == nil {
-			if err := pol.checkHost(host); err != nil {
-				return nil, err
-			}
+		host, port, err := net.SplitHostPort(addr)
+		if err != nil {
+			return nil, fmt.Errorf("dial %q: %w", addr, err)
 		}
-		conn, err := inner(ctx, network, addr)
+		ips, err := pol.addrs(ctx, res, host)
 		if err != nil {
 			return nil, err
 		}
-		if ta, ok := conn.RemoteAddr().(*net.TCPAddr); ok {
-			ip, _ := netip.AddrFromSlice(ta.IP)
-			if r := pol(ip); r != "" {
-				_ = conn.Close()
-				return nil, &BlockedError{Host: host, Addr: ip.Unmap(), Reason: r}
+		var lastErr error
+		for _, ip := range ips {
+			conn, err := dial(ctx, network, net.JoinHostPort(ip.Unmap().String(), port))
+			if err == nil {
+				return conn, nil
+			}
+			lastErr = err
+			if ctx.Err() != nil {
+				break
 			}
 		}
-		return conn, nil
+		return nil, lastErr
 	}
 }
 
 // guardedTransport returns a RoundTripper for rt that refuses non-public
-// addresses at dial time. An *http.Transport (or nil, meaning the default) is
-// cloned and its dialer guarded; it never uses a proxy, so the check sees the
-// real destination. Any other RoundTripper is wrapped with a check of the
-// resolved host name before each request, which is weaker (the name could
-// resolve differently when dialled).
-func (pol policy) guardedTransport(rt http.RoundTripper, timeout time.Duration) http.RoundTripper {
+// addresses before dialling. An *http.Transport (or nil, meaning the
+// default) is cloned and its dialer guarded; it never uses a proxy, so the
+// check sees the real destination. Any other RoundTripper is wrapped with a
+// check of the resolved host name before each request, which is weaker (the
+// name could resolve differently when dialled).
+func (pol policy) guardedTransport(rt http.RoundTripper, timeout time.Duration, res resolver) http.RoundTripper {
 	var t *http.Transport
 	switch v := rt.(type) {
 	case nil:
@@ -132,15 +170,16 @@ func (pol policy) guardedTransport(rt http.RoundTripper, timeout time.Duration) 
 	case *http.Transport:
 		t = v.Clone()
 	default:
-		return &resolvingGuard{next: rt, pol: pol}
+		return &resolvingGuard{next: rt, pol: pol, res: res}
 	}
 	t.Proxy = nil
-	if t.DialContext != nil {
-		t.DialContext = pol.checkedDial(t.DialContext)
-	} else {
+	dial := t.DialContext
+	if dial == nil {
 		d := &net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second, Control: pol.controlDial}
-		t.DialContext = d.DialContext
+		dial = d.DialContext
 	}
+	t.DialContext = pol.guardedDial(res, dial)
+	t.DialTLSContext = nil // TLS then runs over the guarded dial
 	return t
 }
 
@@ -148,21 +187,34 @@ func (pol policy) guardedTransport(rt http.RoundTripper, timeout time.Duration) 
 type resolvingGuard struct {
 	next http.RoundTripper
 	pol  policy
+	res  resolver
 }
 
 func (g *resolvingGuard) RoundTrip(req *http.Request) (*http.Response, error) {
-	host := req.URL.Hostname()
-	if err := g.pol.checkHost(host); err != nil {
+	if _, err := g.pol.addrs(req.Context(), g.res, req.URL.Hostname()); err != nil {
 		return nil, err
-	}
-	addrs, err := net.DefaultResolver.LookupNetIP(req.Context(), "ip", host)
-	if err != nil {
-		return nil, err
-	}
-	for _, a := range addrs {
-		if r := g.pol(a); r != "" {
-			return nil, &BlockedError{Host: host, Addr: a.Unmap(), Reason: r}
-		}
 	}
 	return g.next.RoundTrip(req)
+}
+
+// CheckURL reports whether the agent may open u: only http and https, and,
+// unless allowPrivate, only hosts whose every address is public (not
+// loopback, private, link-local, unspecified, multicast or reserved, also in
+// IPv4-mapped and NAT64 forms). It resolves the name and connects to
+// nothing. The agent's open_url calls it before handing an address to the
+// desktop browser.
+func CheckURL(ctx context.Context, u *url.URL, allowPrivate bool) error {
+	if u == nil {
+		return errors.New("browser: no address to check")
+	}
+	if err := checkScheme(u); err != nil {
+		return fmt.Errorf("browser: %w", err)
+	}
+	if allowPrivate {
+		return nil
+	}
+	if _, err := policy(blockedReason).addrs(ctx, net.DefaultResolver, u.Hostname()); err != nil {
+		return fmt.Errorf("browser: %w", err)
+	}
+	return nil
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -183,4 +185,57 @@ func TestServerThatHangs(t *testing.T) {
 			t.Errorf("error = %v, want context.Canceled", err)
 		}
 	})
+}
+
+// TestRefusalIsNoPortOracle: visiting a loopback name refuses with the same
+// words whether a server listens on the port or not (issue 12, item 5).
+func TestRefusalIsNoPortOracle(t *testing.T) {
+	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "admin") }))
+	_, open, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, closed, _ := net.SplitHostPort(l.Addr().String())
+	l.Close()
+	b := browser.New(browser.Options{DownloadDir: t.TempDir()})
+	var msgs []string
+	for _, port := range []string{open, closed} {
+		u := "http://localhost:" + port + "/"
+		_, err := b.Visit(t.Context(), u)
+		var be *browser.BlockedError
+		if !errors.As(err, &be) {
+			t.Fatalf("Visit(%s) = %v, want a BlockedError", u, err)
+		}
+		msgs = append(msgs, strings.ReplaceAll(err.Error(), u, "URL"))
+	}
+	if msgs[0] != msgs[1] {
+		t.Errorf("the refusal differs by port:\n open:   %s\n closed: %s", msgs[0], msgs[1])
+	}
+}
+
+// TestCheckURL covers the check open_url makes before the desktop browser
+// opens an address: it resolves and refuses, and connects to nothing.
+func TestCheckURLFunc(t *testing.T) {
+	for _, c := range []struct {
+		url          string
+		allowPrivate bool
+		ok           bool
+	}{
+		{"http://127.0.0.1:8080/", false, false},
+		{"http://localhost/", false, false},
+		{"http://[::ffff:10.0.0.1]/", false, false},
+		{"http://169.254.169.254/latest", false, false},
+		{"http://0.0.0.0/", false, false},
+		{"http://[ff02::1]/", false, false},
+		{"http://localhost/", true, true},
+		{"file:///etc/passwd", true, false},
+		{"https://93.184.216.34/", false, true},
+	} {
+		u, _ := url.Parse(c.url)
+		err := browser.CheckURL(t.Context(), u, c.allowPrivate)
+		if (err == nil) != c.ok {
+			t.Errorf("CheckURL(%s, allowPrivate=%v) = %v", c.url, c.allowPrivate, err)
+		}
+	}
 }

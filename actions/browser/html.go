@@ -19,8 +19,13 @@ import (
 
 // Document is an HTML page rendered as markdown text.
 type Document struct {
-	Title string // the <title>, else the first <h1>; "" when the page has neither
-	Text  string // markdown: headings, lists, tables and links kept
+	// Title is the page's title from its metadata: og:title, a JSON-LD
+	// headline, twitter:title, else <title> without a site-name suffix, else
+	// the first <h1>; "" when the page has none.
+	Title string
+	// Text is markdown (headings, lists, tables and links kept): the article
+	// first, when the page has one, then RestHeading and the rest of the page.
+	Text string
 }
 
 // Limits that keep a hostile page from exhausting the stack or memory.
@@ -42,7 +47,18 @@ const (
 // addresses are dropped. Elements nested deeper than 256 levels are flattened to
 // their text, so a hostile page cannot exhaust the stack. It is safe for
 // concurrent use.
-func HTMLToMarkdown(r io.Reader, contentType string, baseURL *url.URL) (doc Document, err error) {
+func HTMLToMarkdown(r io.Reader, contentType string, baseURL *url.URL) (Document, error) {
+	return htmlToMarkdown(r, contentType, baseURL, true)
+}
+
+// HTMLBodyToMarkdown is HTMLToMarkdown without the article extraction: the
+// whole body (or its <main>) in document order, for HTML that is all content,
+// such as an e-book chapter.
+func HTMLBodyToMarkdown(r io.Reader, contentType string, baseURL *url.URL) (Document, error) {
+	return htmlToMarkdown(r, contentType, baseURL, false)
+}
+
+func htmlToMarkdown(r io.Reader, contentType string, baseURL *url.URL, articleFirst bool) (doc Document, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			doc, err = Document{}, fmt.Errorf("html: converter failed on this page: %v", p)
@@ -65,7 +81,12 @@ func HTMLToMarkdown(r io.Reader, contentType string, baseURL *url.URL) (doc Docu
 			baseURL = u
 		}
 	}
-	doc.Title = pageTitle(root)
+	var art *html.Node
+	var artTitle string
+	if articleFirst {
+		art, artTitle = article(root, baseURL)
+	}
+	doc.Title = metaTitle(root, artTitle)
 	body := findFirst(root, atom.Body)
 	if body == nil {
 		body = root
@@ -77,6 +98,19 @@ func HTMLToMarkdown(r io.Reader, contentType string, baseURL *url.URL) (doc Docu
 		return Document{}, err
 	}
 	doc.Text = tidyText(md)
+	if art != nil {
+		clean(art, true)
+		if amd, err := renderMarkdown(art, baseURL); err == nil && strings.TrimSpace(amd) != "" {
+			amd = dropLinkRuns(tidyText(amd))
+			if doc.Title != "" && !strings.HasPrefix(amd, "#") {
+				amd = "# " + doc.Title + "\n\n" + amd
+			}
+			if rest := withoutArticle(doc.Text, amd); rest != "" {
+				amd += "\n\n" + RestHeading + "\n\n" + rest
+			}
+			doc.Text = amd
+		}
+	}
 	return doc, nil
 }
 

@@ -1,7 +1,6 @@
 package browser
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -96,13 +95,10 @@ func TestRedirectToPrivate(t *testing.T) {
 			fmt.Fprint(w, "<p>public page</p>")
 		}
 	}))
-	// A transport whose resolver knows intranet.test, like a DNS rebinding
-	// attacker's name would.
-	resolving := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-		addr = strings.Replace(addr, "intranet.test", "127.0.0.2", 1)
-		return (&net.Dialer{}).DialContext(ctx, network, addr)
-	}}
-	b := newBrowser(Options{Client: &http.Client{Transport: resolving}, DownloadDir: t.TempDir()}, pol)
+	// A resolver that knows intranet.test, like a DNS rebinding attacker's
+	// name would.
+	res := fakeResolver{"intranet.test": {netip.MustParseAddr("127.0.0.2")}}
+	b := newBrowser(Options{DownloadDir: t.TempDir()}, pol, res)
 
 	if out, err := b.Visit(t.Context(), outer.URL+"/"); err != nil || !strings.Contains(out, "public page") {
 		t.Fatalf("public page: %v\n%s", err, out)
@@ -204,5 +200,31 @@ func TestFileName(t *testing.T) {
 		if got := fileName(r); got != c.want {
 			t.Errorf("fileName(%s, %s, %q) = %q, want %q", c.url, c.ctype, c.disposition, got, c.want)
 		}
+	}
+}
+
+func TestDecodeRedirect(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"https://duckduckgo.com/l/?uddg=https%3A%2F%2Fexample.com%2Fa%3Fb%3D1&rut=x", "https://example.com/a?b=1"},
+		{"https://www.google.com/url?q=https://example.org/page&sa=U&ved=x", "https://example.org/page"},
+		{"https://www.google.de/url?url=https://example.org/x", "https://example.org/x"},
+		{"https://www.bing.com/ck/a?!&&p=abc&u=a1aHR0cHM6Ly9leGFtcGxlLm5ldC9wYXRo&ntb=1", "https://example.net/path"},
+		{"https://duckduckgo.com/l/?uddg=javascript%3Aalert(1)", "https://duckduckgo.com/l/?uddg=javascript%3Aalert(1)"},
+		{"https://example.com/url?q=https://evil.test/", "https://example.com/url?q=https://evil.test/"},
+	} {
+		u, _ := url.Parse(c.in)
+		if got := decodeRedirect(u).String(); got != c.want {
+			t.Errorf("decodeRedirect(%s) = %s, want %s", c.in, got, c.want)
+		}
+	}
+}
+
+func TestCompactLinks(t *testing.T) {
+	text, links := compactLinks("See [A](https://a.test/x) and ![pic](https://img.test/p.png), [A again](https://a.test/x), ![](https://t.test/pixel.gif) [g](https://www.google.com/url?q=https://b.test/)")
+	if want := "See [A][1] and [Image: pic], [A again][1],  [g][2]"; text != want {
+		t.Errorf("text = %q, want %q", text, want)
+	}
+	if strings.Join(links, " ") != "https://a.test/x https://b.test/" {
+		t.Errorf("links = %v", links)
 	}
 }

@@ -15,6 +15,7 @@ type page struct {
 	bounds  []int // byte offsets: viewport i is text[bounds[i]:bounds[i+1]]
 	current int   // index of the viewport shown
 	index   *wordIndex
+	links   []string // link addresses by number (from 1), for "[N]" references
 }
 
 func newPage(address, title, text string, viewport int, split bool) *page {
@@ -82,6 +83,10 @@ func (p *page) render() string {
 	}
 	fmt.Fprintf(&b, "Viewport position: Showing page %d of %d.\n", p.current+1, p.pages())
 	b.WriteString("=======================\n")
-	b.WriteString(p.viewport())
+	view := p.viewport()
+	b.WriteString(view)
+	if len(p.links) > 0 {
+		b.WriteString(linkFooter(view, p.links, p.address))
+	}
 	return b.String()
 }

@@ -3,6 +3,7 @@ package inspect
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"path"
@@ -12,6 +13,75 @@ import (
 
 // maxZipDepth bounds archives nested in archives.
 const maxZipDepth = 3
+
+// Budget for members converted inline below an archive's listing.
+const (
+	maxInlineMembers = 20
+	maxInlineChars   = 100_000
+)
+
+// zipText lists an archive and converts its first members inline, in
+// archive order, until maxInlineChars; archives inside, images and files the
+// inspector cannot read are listed only. Members with credential names or
+// private keys are never shown.
+func (in *Inspector) zipText(ctx context.Context, data []byte, display string) (string, error) {
+	listing, err := zipListing(data, display)
+	if err != nil {
+		return "", err
+	}
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString(listing)
+	shown, skipped := 0, 0
+	for _, f := range zr.File {
+		if f.FileInfo().IsDir() || ctx.Err() != nil {
+			continue
+		}
+		name := path.Clean("/" + f.Name)[1:]
+		ext := strings.ToLower(path.Ext(name))
+		if ext == ".zip" || imageFormatByExt(ext) {
+			continue
+		}
+		if _, denied := deniedName(name); denied {
+			continue
+		}
+		if shown >= maxInlineMembers || b.Len() >= maxInlineChars {
+			skipped++
+			continue
+		}
+		body, err := readZipFile(f, min(in.opts.MaxFileBytes, maxInlineChars*4))
+		if err != nil || isPrivateKey(body) {
+			continue
+		}
+		conv, err := in.convert(ctx, display+"/"+name, path.Base(name), body, Request{Page: 1})
+		if err != nil || conv.image != nil || strings.TrimSpace(conv.text) == "" {
+			continue
+		}
+		text, cut := truncate(conv.text, maxInlineChars-min(b.Len(), maxInlineChars-1000))
+		fmt.Fprintf(&b, "\n\n## %s\n\n%s", name, text)
+		if cut || conv.lastPage < conv.pdfPages {
+			fmt.Fprintf(&b, "\n\n[Cut here; read the whole file with inspect_file(%q).]", display+"/"+name)
+		}
+		shown++
+	}
+	if skipped > 0 {
+		fmt.Fprintf(&b, "\n\n[%d more file(s) not shown inline; read one with inspect_file(\"%s/<name>\").]", skipped, display)
+	}
+	return b.String(), nil
+}
+
+// imageFormatByExt reports an image file extension.
+func imageFormatByExt(ext string) bool {
+	for _, e := range imageExts {
+		if e == ext {
+			return true
+		}
+	}
+	return false
+}
 
 // zipListing lists an archive's files as a markdown table and says how to
 // read one.

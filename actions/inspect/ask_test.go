@@ -56,7 +56,7 @@ func TestQuestions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := "Note: the file's text was truncated to its first 50 characters before the model read it.\n\n1. Short answer: 1932."; got != want {
+		if want := "Note: the model read only part of the file.\n\n[Part 1 of 9 of the text (up to 50 characters each). Read on with inspect_file(\"" + filepath.Join(dir, "report.docx") + "\", page=2).]\n\n1. Short answer: 1932."; got != want {
 			t.Errorf("answer = %q", got)
 		}
 		if want := "File: report.docx (docx)\n\n" + reportDocx[:50]; m.text != want {

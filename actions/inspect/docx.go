@@ -42,7 +42,59 @@ func docxConvert(ctx context.Context, data []byte) (string, error) {
 	if w.rels, err = p.rels("word/document.xml"); err != nil {
 		return "", err
 	}
+	w.comments = readComments(p)
 	return w.run(body)
+}
+
+// docxComment is one reviewer's comment.
+type docxComment struct{ author, text string }
+
+// readComments maps comment ids to their author and text; a missing or
+// broken comments part means no comments.
+func readComments(p *pkg) map[string]docxComment {
+	data, err := p.part("word/comments.xml")
+	if err != nil {
+		return nil
+	}
+	out := map[string]docxComment{}
+	d := newDecoder(data)
+	var id string
+	var cur *docxComment
+	var text strings.Builder
+	inT := false
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			return out
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			switch {
+			case !wordNS[t.Name.Space]:
+			case t.Name.Local == "comment":
+				id, cur = attrOf(t, "id", wordNS), &docxComment{author: attrOf(t, "author", wordNS)}
+				text.Reset()
+			case t.Name.Local == "p" && cur != nil && text.Len() > 0:
+				text.WriteString(" / ")
+			case t.Name.Local == "t":
+				inT = true
+			}
+		case xml.EndElement:
+			switch {
+			case !wordNS[t.Name.Space]:
+			case t.Name.Local == "t":
+				inT = false
+			case t.Name.Local == "comment" && cur != nil:
+				cur.text = oneLineText(text.String())
+				out[id] = *cur
+				cur = nil
+			}
+		case xml.CharData:
+			if inT && cur != nil {
+				text.Write(t)
+			}
+		}
+	}
 }
 
 // docxStyle is what a paragraph style says about structure.
@@ -202,6 +254,8 @@ type docxWriter struct {
 	numbering map[string]map[int]docxLevel
 	rels      map[string]rel
 	counters  map[string][]int
+	comments  map[string]docxComment
+	noted     []string // comment ids in the order they are referenced
 
 	out      strings.Builder
 	lastList bool // the last block was a list item
@@ -249,6 +303,14 @@ func (w *docxWriter) run(body []byte) (string, error) {
 				w.skip++
 			case isFallback(t):
 				w.skip = 1
+			case mathNS[t.Name.Space] && t.Name.Local == "oMath":
+				eq, err := readMath(d, t)
+				if err != nil {
+					return "", err
+				}
+				if p := w.para(); p != nil {
+					p.text.WriteString(linear(eq))
+				}
 			case wordNS[t.Name.Space]:
 				w.start(t)
 			}
@@ -268,6 +330,19 @@ func (w *docxWriter) run(body []byte) (string, error) {
 			w.out.WriteString("\n\n[The document is too long; the rest was not read.]")
 			break
 		}
+	}
+	if len(w.noted) > 0 {
+		w.block("Comments:", false)
+		var lines []string
+		for i, id := range w.noted {
+			c := w.comments[id]
+			who := c.author
+			if who == "" {
+				who = "(no author)"
+			}
+			lines = append(lines, fmt.Sprintf("[^%d]: %s: %s", i+1, who, c.text))
+		}
+		w.block(strings.Join(lines, "\n"), false)
 	}
 	return w.out.String(), nil
 }
@@ -314,6 +389,11 @@ func (w *docxWriter) start(t xml.StartElement) {
 		}
 	case "del", "moveFrom", "instrText", "delText":
 		w.skip = 1
+	case "commentReference":
+		if _, ok := w.comments[attrOf(t, "id", wordNS)]; ok && p != nil && len(w.noted) < 10000 {
+			w.noted = append(w.noted, attrOf(t, "id", wordNS))
+			fmt.Fprintf(&p.text, "[^%d]", len(w.noted))
+		}
 	case "tbl", "tr", "tc", "gridSpan", "vMerge":
 		w.startTable(t.Name.Local, val)
 	}

@@ -15,8 +15,6 @@ import (
 	"unicode/utf8"
 
 	"deskpilot/actions/browser"
-	"golang.org/x/text/encoding/unicode"
-	"golang.org/x/text/transform"
 )
 
 // format is one readable file type.
@@ -40,9 +38,13 @@ func formats() []format {
 		{"csv", "CSV", []string{".csv"}, func(_ context.Context, d []byte) (string, error) { return csvConvert(d, 0) }},
 		{"tsv", "TSV", []string{".tsv", ".tab"}, func(_ context.Context, d []byte) (string, error) { return csvConvert(d, '\t') }},
 		{"json", "JSON", []string{".json", ".jsonl", ".geojson"}, jsonConvert},
-		{"xml", "XML", []string{".xml", ".svg", ".rss", ".atom", ".kml"}, xmlConvert},
+		{"feed", "RSS and Atom feeds", []string{".rss", ".atom"}, feedConvert},
+		{"xml", "XML", []string{".xml", ".svg", ".kml"}, xmlConvert},
+		{"ipynb", "Jupyter notebooks", []string{".ipynb"}, notebookConvert},
+		{"epub", "EPUB e-books", []string{".epub"}, epubConvert},
+		{"msg", "Outlook messages", []string{".msg"}, msgConvert},
 		{"html", "HTML", []string{".html", ".htm", ".xhtml"}, htmlConvert},
-		{"pdf", "PDF", []string{".pdf"}, pdfConvert},
+		{"pdf", "PDF", []string{".pdf"}, nil}, // needs the engine and the page; see convert
 		{"docx", "Word", []string{".docx", ".docm"}, docxConvert},
 		{"xlsx", "Excel", []string{".xlsx", ".xlsm"}, xlsxConvert},
 		{"pptx", "PowerPoint", []string{".pptx", ".pptm"}, pptxConvert},
@@ -105,7 +107,7 @@ func detect(name string, data []byte) (format, bool) {
 }
 
 // convert turns data into a file with text, by format.
-func (in *Inspector) convert(ctx context.Context, display, name string, data []byte) (*file, error) {
+func (in *Inspector) convert(ctx context.Context, display, name string, data []byte, req Request) (*file, error) {
 	f, ok := detect(name, data)
 	if !ok {
 		return nil, &UnsupportedError{Name: name, Ext: strings.ToLower(filepath.Ext(name))}
@@ -113,8 +115,10 @@ func (in *Inspector) convert(ctx context.Context, display, name string, data []b
 	out := &file{name: name, path: display, format: f.name}
 	var err error
 	switch f.name {
+	case "pdf":
+		err = in.pdfText(ctx, out, data, req)
 	case "zip":
-		out.text, err = zipListing(data, display)
+		out.text, err = in.zipText(ctx, data, display)
 	case "image":
 		out.image, err = readImage(name, data)
 	default:
@@ -128,6 +132,10 @@ func (in *Inspector) convert(ctx context.Context, display, name string, data []b
 		if errors.As(err, &fe) {
 			fe.Name = name
 			return nil, fe
+		}
+		var ee *EngineError
+		if errors.As(err, &ee) {
+			return nil, fmt.Errorf("inspect: %s: %w", name, err)
 		}
 		return nil, &FormatError{Format: f.name, Name: name, Err: err}
 	}
@@ -167,29 +175,18 @@ func tidy(s string) string {
 	return strings.TrimSpace(strings.Join(out, "\n"))
 }
 
-// decodeText decodes UTF-8 (with or without a byte-order mark) or UTF-16 with
-// a byte-order mark; other bytes pass through and are repaired by tidy.
-func decodeText(data []byte) string {
-	if bytes.HasPrefix(data, []byte{0xFF, 0xFE}) || bytes.HasPrefix(data, []byte{0xFE, 0xFF}) {
-		dec := unicode.BOMOverride(unicode.UTF8.NewDecoder())
-		if out, _, err := transform.Bytes(dec, data); err == nil {
-			return string(out)
-		}
-	}
-	return string(bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF")))
-}
-
 func textConvert(_ context.Context, data []byte) (string, error) {
-	if bytes.IndexByte(data[:min(len(data), 8192)], 0) >= 0 && !bytes.HasPrefix(data, []byte{0xFF, 0xFE}) && !bytes.HasPrefix(data, []byte{0xFE, 0xFF}) {
+	text, _ := decodeText(data)
+	if strings.ContainsRune(text[:min(len(text), 8192)], 0) {
 		return "", errors.New("the file holds binary data, not text")
 	}
-	return decodeText(data), nil
+	return text, nil
 }
 
 // csvConvert renders CSV (comma, or semicolon when the first line has more of
 // them) or TSV as a markdown table with the first row as the header.
 func csvConvert(data []byte, sep rune) (string, error) {
-	text := decodeText(data)
+	text, _ := decodeText(data)
 	if sep == 0 {
 		first, _, _ := strings.Cut(text, "\n")
 		sep = ','
@@ -249,7 +246,10 @@ func jsonLines(data []byte) (string, bool) {
 	return strings.TrimSuffix(b.String(), "\n"), n > 1
 }
 
-func xmlConvert(_ context.Context, data []byte) (string, error) {
+func xmlConvert(ctx context.Context, data []byte) (string, error) {
+	if isFeed(data) {
+		return feedConvert(ctx, data)
+	}
 	d := xml.NewDecoder(bytes.NewReader(data))
 	d.CharsetReader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil }
 	for {
@@ -261,7 +261,8 @@ func xmlConvert(_ context.Context, data []byte) (string, error) {
 			return "", err
 		}
 	}
-	return "```xml\n" + strings.TrimSpace(decodeText(data)) + "\n```", nil
+	text, _ := decodeText(data)
+	return "```xml\n" + strings.TrimSpace(text) + "\n```", nil
 }
 
 func htmlConvert(_ context.Context, data []byte) (string, error) {

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -70,6 +72,7 @@ func bounded(t *testing.T, fn func() (string, error)) {
 // testdata/fuzz/FuzzDOCX.
 func FuzzDOCX(f *testing.F) {
 	f.Add([]byte(`<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>x</w:t></w:r></w:p></w:body></w:document>`))
+	f.Add([]byte(`<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:m="http://schemas.openxmlformats.org/officeDocument/2006/math"><w:body><w:p><m:oMath><m:f><m:num><m:r><m:t>1</m:t></m:r></m:num><m:den><m:d><m:e><m:r><m:t>x</m:t></m:r></m:e></m:d></m:den></m:f></m:oMath><w:r><w:commentReference w:id="0"/></w:r></w:p></w:body></w:document>`))
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		data := pack(t, "testdata/report.docx", map[string][]byte{"word/document.xml": doc})
 		bounded(t, func() (string, error) { return docxConvert(context.Background(), data) })
@@ -86,13 +89,50 @@ func FuzzPPTX(f *testing.F) {
 	})
 }
 
-// FuzzPDF feeds arbitrary bytes to the PDF reader and the glyph layout; the
-// library's panics must come back as errors. Seeds live in testdata/fuzz/FuzzPDF.
+// fuzzEngine is the PDF engine the fuzzers share (it starts once), with
+// its compiled code cached outside the user's own cache.
+var fuzzEngine = NewPDFEngine(PDFOptions{CacheDir: filepath.Join(os.TempDir(), "deskpilot-test-pdfium")})
+
+// FuzzPDF feeds arbitrary bytes to PDFium and the page layout; failures must
+// come back as errors, within bounded time. Seeds live in testdata/fuzz/FuzzPDF.
 func FuzzPDF(f *testing.F) {
 	f.Add([]byte("%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\ntrailer<</Root 1 0 R>>\nstartxref\n0\n%%EOF\n"))
+	if _, err := fuzzEngine.Start(); err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		bounded(t, func() (string, error) {
-			return safely(func() (string, error) { return pdfConvert(context.Background(), data) })
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			doc, err := fuzzEngine.read(ctx, data, pdfRequest{first: 1, budget: 1 << 20})
+			if err != nil {
+				return "", err
+			}
+			return strings.Join(doc.text, "\n"), nil
+		})
+	})
+}
+
+// FuzzDecodeText: any bytes decode to valid UTF-8 without panicking.
+func FuzzDecodeText(f *testing.F) {
+	f.Add([]byte("\x82\xa0\x82\xa2"))
+	f.Add([]byte{0xFF, 0xFE, 'a', 0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if s, _ := decodeText(data); !utf8.ValidString(s) {
+			t.Fatalf("invalid UTF-8 from %q", data)
+		}
+	})
+}
+
+// FuzzMSG feeds arbitrary bytes to the Outlook message reader (the compound
+// file parser and the property decoding), seeded with the fixture.
+func FuzzMSG(f *testing.F) {
+	if data, err := os.ReadFile("testdata/mail.msg"); err == nil {
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		bounded(t, func() (string, error) {
+			return safely(func() (string, error) { return msgConvert(context.Background(), data) })
 		})
 	})
 }

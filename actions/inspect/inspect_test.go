@@ -20,11 +20,22 @@ func testdata(t *testing.T) string {
 	return p
 }
 
+// testCache keeps PDFium's compiled code between test runs, outside the
+// user's own cache: compiling it takes from seconds to half a minute.
+var testCache = filepath.Join(os.TempDir(), "deskpilot-test-pdfium")
+
+// pdfEngine is the PDF engine every test shares: it starts once per test
+// binary.
+var pdfEngine = inspect.NewPDFEngine(inspect.PDFOptions{CacheDir: testCache})
+
 // fixtures returns an inspector allowed to read the fixtures.
 func fixtures(t *testing.T, o inspect.Options) (*inspect.Inspector, string) {
 	t.Helper()
 	dir := testdata(t)
 	o.Roots = append(o.Roots, dir)
+	if o.PDF == nil {
+		o.PDF = pdfEngine
+	}
 	if o.Home == "" {
 		o.Home = t.TempDir()
 	}
@@ -135,7 +146,8 @@ The survey will be repeated in 2025.`},
 		{"chart.bmp", "# Image: chart.bmp\n\nFormat: BMP\nSize: 64 × 48 pixels\nFile size: 1.7 KiB"},
 		{"bundle.zip", "# Archive: bundle.zip\n\n3 files, 6.7 KiB uncompressed:\n\n| Name | Size | Modified |\n|---|---|---|\n" +
 			"| docs/report.docx | 6.4 KiB | 2026-11-29 19:51 |\n| sales.csv | 106 bytes | 2026-11-29 19:51 |\n| inner.zip | 212 bytes | 2026-11-29 19:51 |\n\n" +
-			"Read a file inside with inspect_file(\"" + filepath.Join(dir, "bundle.zip") + "/docs/report.docx\")."},
+			"Read a file inside with inspect_file(\"" + filepath.Join(dir, "bundle.zip") + "/docs/report.docx\").\n\n" +
+			"## docs/report.docx\n\n" + reportDocx + "\n\n## sales.csv\n\n" + salesCSV},
 		{"bundle.zip/docs/report.docx", reportDocx},
 		{"bundle.zip/inner.zip/sales.csv", salesCSV},
 	}
@@ -155,8 +167,8 @@ The survey will be repeated in 2025.`},
 func TestCorruptFiles(t *testing.T) {
 	in, dir := fixtures(t, inspect.Options{})
 	cases := []struct{ file, format, want string }{
-		{"truncated.pdf", "pdf", "pdf: file is corrupt or truncated: truncated.pdf: not a PDF file: missing %%EOF"},
-		{"garbage.pdf", "pdf", "pdf: file is corrupt or truncated: garbage.pdf: malformed PDF: reading at offset 99999: EOF"},
+		{"truncated.pdf", "pdf", "pdf: file is corrupt or truncated: truncated.pdf: not a PDF file, or damaged beyond repair"},
+		{"garbage.pdf", "pdf", "pdf: file is corrupt or truncated: garbage.pdf: not a PDF file, or damaged beyond repair"},
 		{"truncated.docx", "docx", "docx: file is corrupt or truncated: truncated.docx: not a valid zip package: zip: not a valid zip file"},
 		{"badxml.docx", "docx", "docx: file is corrupt or truncated: badxml.docx: XML syntax error on line 1: unexpected EOF"},
 		{"notword.docx", "docx", "docx: file is corrupt or truncated: notword.docx: not a Word document: word/document.xml: part not found"},
@@ -190,7 +202,7 @@ func TestCorruptFiles(t *testing.T) {
 
 func TestUnsupportedAndSniffed(t *testing.T) {
 	root := t.TempDir()
-	in := inspect.New(inspect.Options{Roots: []string{root}, Home: t.TempDir()})
+	in := inspect.New(inspect.Options{Roots: []string{root}, Home: t.TempDir(), PDF: pdfEngine})
 	write := func(name string, data []byte) string {
 		p := filepath.Join(root, name)
 		if err := os.WriteFile(p, data, 0o644); err != nil {
@@ -235,12 +247,12 @@ func TestTruncation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := long[:100] + "\n\n[Truncated: the text is longer than 100 characters; only the first 100 are shown.]"
+	want := long[:100] + "\n\n[Part 1 of 5 of the text (up to 100 characters each). Read on with inspect_file(\"" + filepath.Join(root, "long.txt") + "\", page=2).]"
 	if got != want {
 		t.Errorf("truncated text = %q", got)
 	}
 
-	small := inspect.New(inspect.Options{Roots: []string{testdata(t)}, Home: t.TempDir(), MaxFileBytes: 1000})
+	small := inspect.New(inspect.Options{Roots: []string{testdata(t)}, Home: t.TempDir(), MaxFileBytes: 1000, PDF: pdfEngine})
 	_, err = small.Inspect(t.Context(), filepath.Join(testdata(t), "paper.pdf"), "")
 	var tl *inspect.TooLargeError
 	if !errors.As(err, &tl) || err.Error() != "inspect: paper.pdf is 21.9 KiB, larger than the 1000 bytes the inspector reads" {

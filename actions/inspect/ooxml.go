@@ -136,6 +136,8 @@ func ooxmlKind(data []byte) string {
 		return "zip"
 	}
 	switch {
+	case p.has("META-INF/container.xml") && p.has("mimetype"):
+		return "epub"
 	case p.has("word/document.xml"):
 		return "docx"
 	case p.has("xl/workbook.xml"):

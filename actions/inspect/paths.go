@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -50,11 +51,21 @@ func within(p, dir string) bool {
 	return p == dir || dir == string(filepath.Separator) || strings.HasPrefix(p, dir+string(filepath.Separator))
 }
 
-// allowed checks a resolved path against the deny list and the roots.
+// allowed checks a resolved path against the deny lists and the roots.
 func (in *Inspector) allowed(real, asked string) error {
-	for _, d := range in.deny {
+	for _, d := range in.own {
 		if within(real, d) {
 			return fmt.Errorf("inspect: %s is %w (%s); the inspector never reads it", asked, ErrDenied, d)
+		}
+	}
+	if !in.allowedByUser(real) {
+		for _, d := range in.deny {
+			if within(real, d) {
+				return fmt.Errorf("inspect: %s is %w (%s, which holds credentials); the inspector does not read it unless the person allows it in the settings", asked, ErrDenied, d)
+			}
+		}
+		if name, ok := deniedName(real); ok {
+			return fmt.Errorf("inspect: %s is %w (%s files hold credentials or history); the inspector does not read it unless the person allows it in the settings", asked, ErrDenied, name)
 		}
 	}
 	for _, r := range in.roots {
@@ -67,6 +78,34 @@ func (in *Inspector) allowed(real, asked string) error {
 		roots = "none are configured"
 	}
 	return fmt.Errorf("inspect: %s is %w (allowed: %s)", asked, ErrOutsideRoots, roots)
+}
+
+// allowedByUser reports a path the person exempted from the credential list.
+func (in *Inspector) allowedByUser(real string) bool {
+	for _, a := range in.allow {
+		if within(real, a) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkKind refuses anything but a regular file or a folder: reading a named
+// pipe, a device or a socket would block or never end.
+func checkKind(st fs.FileInfo, asked string) error {
+	if st.IsDir() || st.Mode().IsRegular() {
+		return nil
+	}
+	kind := "special file"
+	switch m := st.Mode(); {
+	case m&fs.ModeNamedPipe != 0:
+		kind = "named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		kind = "socket"
+	case m&fs.ModeDevice != 0, m&fs.ModeCharDevice != 0:
+		kind = "device"
+	}
+	return fmt.Errorf("inspect: %s is a %s, %w; the inspector reads only regular files and folders", asked, kind, ErrNotRegular)
 }
 
 // locate resolves and checks path. A path that does not exist but runs
@@ -84,6 +123,9 @@ func (in *Inspector) locate(path string) (location, error) {
 		if err != nil {
 			return location{}, fmt.Errorf("inspect: %w", err)
 		}
+		if err := checkKind(st, path); err != nil {
+			return location{}, err
+		}
 		return location{real: real, dir: st.IsDir()}, nil
 	}
 	for q := filepath.Dir(p); q != filepath.Dir(q); q = filepath.Dir(q) {
@@ -98,6 +140,9 @@ func (in *Inspector) locate(path string) (location, error) {
 		if err != nil || st.IsDir() {
 			break
 		}
+		if err := checkKind(st, path); err != nil {
+			return location{}, err
+		}
 		rel, _ := filepath.Rel(q, p)
 		if !isZipFile(real) {
 			return location{}, fmt.Errorf("inspect: no such file: %s (%s is a file, not a zip archive)", path, q)
@@ -109,11 +154,14 @@ func (in *Inspector) locate(path string) (location, error) {
 
 // isZipFile reports whether the file starts with a zip signature.
 func isZipFile(p string) bool {
-	f, err := os.Open(p)
+	f, err := openNoBlock(p)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return false
+	}
 	head := make([]byte, 4)
 	_, err = io.ReadFull(f, head)
 	return err == nil && string(head) == "PK\x03\x04"
@@ -121,8 +169,8 @@ func isZipFile(p string) bool {
 
 // read returns the bytes of a located file or archive member, refusing
 // anything larger than MaxFileBytes.
-func (in *Inspector) read(loc location) (string, []byte, error) {
-	data, err := readCapped(loc.real, in.opts.MaxFileBytes)
+func (in *Inspector) read(ctx context.Context, loc location) (string, []byte, error) {
+	data, err := readAside(ctx, loc.real, in.opts.MaxFileBytes, in.open)
 	if err != nil {
 		return "", nil, err
 	}
@@ -147,9 +195,32 @@ func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("inspect: %s is %s, larger than the %s the inspector reads", e.Name, humanBytes(e.Size), humanBytes(e.Max))
 }
 
-// readCapped reads a whole file of at most max bytes.
+// readAside reads a whole regular file with read of at most max bytes. The open and
+// the read run aside and are abandoned when ctx ends, so a file on a hung
+// network mount cannot hold the agent; the file is opened without blocking
+// (a named pipe swapped in after the check cannot hang the open) and checked
+// again on the open descriptor.
+func readAside(ctx context.Context, p string, max int64, read func(string, int64) ([]byte, error)) ([]byte, error) {
+	type result struct {
+		data []byte
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		data, err := read(p, max)
+		done <- result{data, err}
+	}()
+	select {
+	case r := <-done:
+		return r.data, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("inspect: read %s: %w", filepath.Base(p), ctx.Err())
+	}
+}
+
+// readCapped reads a whole regular file of at most max bytes.
 func readCapped(p string, max int64) ([]byte, error) {
-	f, err := os.Open(p)
+	f, err := openNoBlock(p)
 	if err != nil {
 		return nil, fmt.Errorf("inspect: %w", err)
 	}
@@ -158,8 +229,11 @@ func readCapped(p string, max int64) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("inspect: %w", err)
 	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("inspect: %s is not a regular file", p)
+	if err := checkKind(st, filepath.Base(p)); err != nil || st.IsDir() {
+		if err == nil {
+			err = fmt.Errorf("inspect: %s is a folder, %w", filepath.Base(p), ErrNotRegular)
+		}
+		return nil, err
 	}
 	if st.Size() > max {
 		return nil, &TooLargeError{Name: filepath.Base(p), Size: st.Size(), Max: max}

@@ -3,139 +3,90 @@ package inspect
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"sort"
+	"image/png"
 	"strings"
-
-	"github.com/ledongthuc/pdf"
 )
 
-// maxPages bounds the pages read from one PDF.
+// maxPages bounds the pages read from one PDF in one call.
 const maxPages = 2000
 
-// errEncrypted marks a PDF that needs a password.
-var errEncrypted = errors.New("the file is password-protected")
+// maxModelPages bounds the page images of a scanned PDF sent to the model
+// with a question.
+const maxModelPages = 4
 
-// pdfConvert extracts a PDF's text page by page, each page introduced by
-// "<!-- Page N of M -->". Lines are rebuilt from glyph positions (top to
-// bottom, left to right, a space where glyphs leave a gap, a blank line
-// between paragraphs), which reads single-column documents in order.
-func pdfConvert(ctx context.Context, data []byte) (string, error) {
-	r, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
-	if errors.Is(err, pdf.ErrInvalidPassword) {
-		return "", errEncrypted
+// pdfText reads a PDF's text from the requested page on, each page
+// introduced by "<!-- Page N of M -->", until the text passes MaxChars.
+// Pages without a text layer are recognised with Options.OCR when set; a
+// document with no text at all says it is scanned and how to read it.
+func (in *Inspector) pdfText(ctx context.Context, out *file, data []byte, req Request) error {
+	pr := pdfRequest{first: req.Page, budget: in.opts.MaxChars, ocr: in.opts.OCR}
+	if strings.TrimSpace(req.Question) != "" && in.opts.Ask != nil && in.opts.OCR == nil {
+		pr.images = maxModelPages
 	}
+	doc, err := in.pdf.read(ctx, data, pr)
 	if err != nil {
-		return "", err
+		return err
 	}
-	n := r.NumPage()
-	if n <= 0 {
-		return "", errors.New("the page tree is missing or empty")
+	out.pdfPages, out.firstPage, out.lastPage = doc.pages, req.Page, doc.last
+	if doc.first == 0 {
+		return nil // past the last page; window says so
 	}
 	var b strings.Builder
-	read := 0
-	for i := 1; i <= min(n, maxPages); i++ {
-		if ctx.Err() != nil {
-			return "", ctx.Err()
-		}
-		pg := r.Page(i)
-		if pg.V.IsNull() {
-			if i == 1 {
-				return "", errors.New("the first page cannot be found")
-			}
-			fmt.Fprintf(&b, "\n\n[Pages %d to %d cannot be found in the file.]", i, n)
-			break
-		}
-		if i > 1 {
+	for i, text := range doc.text {
+		n := doc.first + i
+		if i > 0 {
 			b.WriteString("\n\n")
 		}
-		fmt.Fprintf(&b, "<!-- Page %d of %d -->\n", i, n)
-		text, err := pageText(pg)
-		if err != nil {
-			fmt.Fprintf(&b, "[This page could not be read: %v]", err)
-			continue
+		fmt.Fprintf(&b, "<!-- Page %d of %d -->\n", n, doc.pages)
+		switch {
+		case contains(doc.ocred, n):
+			b.WriteString("[Text recognised by OCR from the page image.]\n")
+		case text == "":
+			b.WriteString("[This page has no text layer: it is blank or an image.]")
 		}
-		read++
 		b.WriteString(text)
-		if b.Len() > maxOutput {
-			b.WriteString("\n\n[The document is too long; the rest was not read.]")
-			break
-		}
 	}
-	if read == 0 {
-		return "", errors.New("no page could be read")
-	}
-	if n > maxPages {
-		fmt.Fprintf(&b, "\n\n[Only the first %d of %d pages were read.]", maxPages, n)
-	}
-	return b.String(), nil
-}
-
-// pageText lays out one page's glyphs as lines of text.
-func pageText(pg pdf.Page) (text string, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			text, err = "", fmt.Errorf("%v", p)
-		}
-	}()
-	contents := pg.V.Key("Contents")
-	if contents.IsNull() {
-		return "", nil
-	}
-	w := &glyphWalker{page: pg, fonts: map[string]*pdfFont{}, st: textState{ctm: identity, scale: 1}}
-	pdf.Interpret(contents, w.op)
-	return layoutText(w.glyphs), nil
-}
-
-// layoutText groups glyphs into lines by their baseline, orders each line by
-// x, inserts spaces at gaps and blank lines at paragraph gaps.
-func layoutText(glyphs []pdf.Text) string {
-	if len(glyphs) == 0 {
-		return ""
-	}
-	g := append([]pdf.Text(nil), glyphs...)
-	sort.SliceStable(g, func(i, j int) bool { return g[i].Y > g[j].Y })
-	type line struct {
-		y, size float64
-		glyphs  []pdf.Text
-	}
-	var lines []*line
-	for _, t := range g {
-		size := max(t.FontSize, 1)
-		if l := lastLine(lines); l != nil && l.y-t.Y <= 0.5*max(l.size, size) {
-			l.glyphs = append(l.glyphs, t)
-			l.size = max(l.size, size)
-			continue
-		}
-		lines = append(lines, &line{y: t.Y, size: size, glyphs: []pdf.Text{t}})
-	}
-	var b strings.Builder
-	for i, l := range lines {
-		if i > 0 {
-			b.WriteByte('\n')
-			if gap := lines[i-1].y - l.y; gap > 1.5*max(lines[i-1].size, l.size) {
-				b.WriteByte('\n')
+	if len(doc.noText) == len(doc.text) && len(doc.ocred) == 0 {
+		out.text = in.scannedNote(doc)
+		for i, img := range doc.rendered {
+			var buf bytes.Buffer
+			if err := png.Encode(&buf, img); err == nil {
+				bnd := img.Bounds()
+				out.images = append(out.images, Image{Name: fmt.Sprintf("page %d", doc.first+i), MIME: "image/png", Data: buf.Bytes(), Width: bnd.Dx(), Height: bnd.Dy()})
 			}
 		}
-		sort.SliceStable(l.glyphs, func(i, j int) bool { return l.glyphs[i].X < l.glyphs[j].X })
-		var prev *pdf.Text
-		for k := range l.glyphs {
-			t := &l.glyphs[k]
-			if prev != nil && t.X-(prev.X+prev.W) > 0.2*l.size &&
-				!strings.HasSuffix(prev.S, " ") && !strings.HasPrefix(t.S, " ") {
-				b.WriteByte(' ')
-			}
-			b.WriteString(t.S)
-			prev = t
-		}
-	}
-	return b.String()
-}
-
-func lastLine[T any](s []*T) *T {
-	if len(s) == 0 {
 		return nil
 	}
-	return s[len(s)-1]
+	out.text = b.String()
+	return nil
+}
+
+// scannedNote explains a PDF without a text layer and how to read it anyway.
+func (in *Inspector) scannedNote(doc *pdfDoc) string {
+	what := fmt.Sprintf("its %d pages are images", doc.pages)
+	if doc.pages == 1 {
+		what = "its page is an image"
+	} else if doc.first != 1 || doc.last != doc.pages {
+		what = fmt.Sprintf("pages %d–%d of %d are images", doc.first, doc.last, doc.pages)
+	}
+	msg := "This PDF has no text layer (it is scanned): " + what + ". "
+	switch {
+	case in.opts.OCR != nil:
+		msg += "OCR found no text on them either."
+	case in.opts.Ask != nil:
+		msg += "No OCR engine is configured, but the model can look at the page images: call inspect_file again with a question about the document."
+	default:
+		msg += "No OCR engine and no model are configured to read page images, so its text cannot be read here."
+	}
+	return msg
+}
+
+func contains(s []int, v int) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
 }

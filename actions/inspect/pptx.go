@@ -131,6 +131,12 @@ func slideText(p *pkg, part string) (string, error) {
 			title = strings.Join(strings.Fields(s.plain()), " ")
 			continue
 		}
+		if s.chart != "" {
+			if t := slideChart(p, rels, s.chart); t != "" {
+				blocks = append(blocks, t)
+			}
+			continue
+		}
 		if t := s.render(rels); t != "" {
 			blocks = append(blocks, t)
 		}
@@ -178,6 +184,7 @@ type pptShape struct {
 	rows  [][]string // a table
 	alt   string     // a picture's description
 	embed string     // a picture's relationship id
+	chart string     // a chart's relationship id
 }
 
 type pptPara struct {
@@ -312,6 +319,10 @@ func (r *shapeReader) start(t xml.StartElement) {
 		}
 	case drawingNS[t.Name.Space]:
 		r.startDrawing(t, s)
+	case chartNS[t.Name.Space] && t.Name.Local == "chart":
+		if s != nil {
+			s.chart = attrOf(t, "id", relNS)
+		}
 	}
 }
 
@@ -396,4 +407,22 @@ func (r *shapeReader) end(t xml.EndElement) {
 			r.rows = nil
 		}
 	}
+}
+
+// slideChart renders the chart a graphic frame refers to; a missing or
+// broken chart part says so rather than failing the slide.
+func slideChart(p *pkg, rels map[string]rel, id string) string {
+	r, ok := rels[id]
+	if !ok || r.External {
+		return ""
+	}
+	data, err := p.part(r.Target)
+	if err != nil {
+		return "[A chart whose data is missing.]"
+	}
+	text, err := chartText(data)
+	if err != nil {
+		return "[A chart that cannot be read: " + err.Error() + "]"
+	}
+	return text
 }

@@ -291,6 +291,9 @@ func (c *Client) classify(ctx, actx context.Context, ex *exchange, err error) er
 	case errors.As(err, &pe), errors.As(err, &ce):
 		return err
 	case ex.sendErr != nil:
+		if ce := c.connectError(ex.sendErr); ce != ex.sendErr {
+			return ce
+		}
 		return fmt.Errorf("send request: %w", ex.sendErr)
 	case ex.readErr != nil:
 		return &cutError{err: ex.readErr}

@@ -6,10 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"math"
+	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -131,7 +135,7 @@ func retryable(err error) bool {
 	switch {
 	case errors.As(err, &apiErr):
 		return apiErr.temporary()
-	case errors.As(err, &te), errors.As(err, &pe),
+	case errors.As(err, &te), errors.As(err, &pe), errors.As(err, new(*ConnectError)),
 		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return false
 	}
@@ -169,7 +173,7 @@ func parseErrorBody(body []byte) (msg, typ string, code json.RawMessage) {
 	}
 	body = bytes.TrimSpace(body)
 	if err := json.Unmarshal(body, &env); err != nil {
-		return clip(string(body), 500), "", nil
+		return summarizeText(body), "", nil
 	}
 	var in inner
 	var s string
@@ -185,7 +189,94 @@ func parseErrorBody(body []byte) (msg, typ string, code json.RawMessage) {
 	case len(env.Detail) > 0:
 		return clip(string(env.Detail), 2000), "", nil
 	}
-	return clip(string(body), 500), "", nil
+	return summarizeText(body), "", nil
+}
+
+// summarizeText sums up an error body that is not JSON in one line: an HTML
+// page (a proxy's or a web server's error page) by its title, other text by its
+// first line.
+func summarizeText(body []byte) string {
+	s := string(body)
+	if lower := strings.ToLower(s); strings.Contains(lower, "<html") || strings.Contains(lower, "<title") || strings.Contains(lower, "<!doctype") {
+		title := ""
+		if i := strings.Index(lower, "<title"); i >= 0 {
+			if j := strings.Index(lower[i:], ">"); j >= 0 {
+				rest := s[i+j+1:]
+				if k := strings.Index(strings.ToLower(rest), "</title"); k >= 0 {
+					title = strings.Join(strings.Fields(html.UnescapeString(rest[:k])), " ")
+				}
+			}
+		}
+		if title == "" {
+			return "an HTML page (not an API answer: is the base URL right?)"
+		}
+		return "an HTML page titled " + strconv.Quote(clip(title, 120)) + " (not an API answer: is the base URL right?)"
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return clip(strings.TrimSpace(line), 300)
+}
+
+// ConnectError means the endpoint could not be reached at all: nothing listens
+// at its address, or its host name does not resolve. Retrying cannot help, so
+// it is not retried; Hint says what to check.
+type ConnectError struct {
+	URL  string // the base URL, credentials removed
+	Err  error
+	Hint string
+}
+
+// Error implements error.
+func (e *ConnectError) Error() string {
+	return fmt.Sprintf("cannot reach the model at %s: %s — %s", e.URL, shortNetError(e.Err), e.Hint)
+}
+
+// Unwrap returns the network error.
+func (e *ConnectError) Unwrap() error { return e.Err }
+
+// connectError turns an error that shows nothing answers at the endpoint into a
+// *ConnectError; other errors come back unchanged.
+func (c *Client) connectError(err error) error {
+	var dns *net.DNSError
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return &ConnectError{URL: c.base.Redacted(), Err: err, Hint: serverHint(c.base)}
+	case errors.As(err, &dns) && (dns.IsNotFound || !dns.IsTemporary):
+		return &ConnectError{URL: c.base.Redacted(), Err: err,
+			Hint: fmt.Sprintf("the host name %s does not resolve: check the base URL; `deskpilot doctor` checks the setup", c.base.Hostname())}
+	}
+	return err
+}
+
+// serverHint names the server that usually listens at u's port, and how to
+// start it.
+func serverHint(u *url.URL) string {
+	local := u.Hostname() == "localhost" || u.Hostname() == "127.0.0.1" || u.Hostname() == "::1"
+	doctor := "; `deskpilot doctor` checks the setup"
+	switch {
+	case local && u.Port() == "11434":
+		return "is Ollama running? Start it with `ollama serve`" + doctor
+	case local && u.Port() == "1234":
+		return "is LM Studio's server running? Start it in LM Studio (Developer, Start server) or with `lms server start`" + doctor
+	case local && u.Port() == "8000":
+		return "is vLLM running? Start it with `vllm serve MODEL`" + doctor
+	case local && u.Port() == "8080":
+		return "is llama.cpp's server running? Start it with `llama-server -m MODEL.gguf --mmproj MMPROJ.gguf`" + doctor
+	case local:
+		return "is the model server running on this machine?" + doctor
+	}
+	return "check the base URL and your network" + doctor
+}
+
+// shortNetError is a network error without the Go operation prefix.
+func shortNetError(err error) string {
+	var dns *net.DNSError
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.As(err, &dns):
+		return "no such host"
+	}
+	return err.Error()
 }
 
 // retryAfter reads retry-after-ms, then Retry-After (seconds or an HTTP date).

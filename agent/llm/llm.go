@@ -254,6 +254,9 @@ func (c *Client) complete(ctx context.Context, r Request, onDelta func(string), 
 		if c.fallback(err, sent) {
 			continue
 		}
+		if ce := (*ConnectError)(nil); errors.As(err, &ce) {
+			return res, fmt.Errorf("llm: %w", ce) // the error names the URL and what to check
+		}
 		delay, retry := c.retryDelay(err, failures)
 		if !retry || failures >= maxRetries {
 			return res, fmt.Errorf("llm: call to %s (model %q) failed after %d %s: %w",

@@ -636,3 +636,42 @@ func TestReplyCaps(t *testing.T) {
 		})
 	}
 }
+
+// Nothing listening at the endpoint fails at once, without retries, with one
+// line naming the URL and what to check.
+func TestDeadEndpointFailsAtOnce(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	slept := 0
+	c := llm.New(llm.Config{BaseURL: "http://" + addr + "/v1", Model: "m",
+		Sleep: func(context.Context, time.Duration) error { slept++; return nil }})
+	_, err = c.Complete(t.Context(), llm.Request{Messages: []llm.Message{{Role: "user", Parts: []llm.Part{{Text: "hi"}}}}}, nil)
+	var ce *llm.ConnectError
+	if !errors.As(err, &ce) || slept != 0 {
+		t.Fatalf("err %v (retries %d), want a ConnectError at once", err, slept)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "cannot reach the model at http://"+addr+"/v1: connection refused") ||
+		!strings.Contains(msg, "deskpilot doctor") || strings.Count(msg, "\n") != 0 {
+		t.Errorf("message %q", msg)
+	}
+	c = llm.New(llm.Config{BaseURL: "http://no-such-host.invalid/v1", Model: "m"})
+	_, err = c.Complete(t.Context(), llm.Request{Messages: []llm.Message{{Role: "user", Parts: []llm.Part{{Text: "hi"}}}}}, nil)
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "no-such-host.invalid does not resolve") {
+		t.Errorf("dns: %v", err)
+	}
+}
+
+// An HTML error page (a proxy's 502) is summed up by its title, in one line.
+func TestHTMLErrorPageSummed(t *testing.T) {
+	page := "<!DOCTYPE html>\n<html><head><title>502 Bad\n Gateway</title></head><body><h1>502</h1>" + strings.Repeat("<p>nginx</p>\n", 200) + "</body></html>"
+	srv := llmtest.New(t, llmtest.Reply{Status: 502, HTML: page})
+	_, err := llm.New(llm.Config{BaseURL: srv.URL, Model: "m", MaxRetries: -1}).Complete(t.Context(),
+		llm.Request{Messages: []llm.Message{{Role: "user", Parts: []llm.Part{{Text: "hi"}}}}}, nil)
+	if err == nil || !strings.Contains(err.Error(), `http 502 Bad Gateway: an HTML page titled "502 Bad Gateway"`) || strings.Contains(err.Error(), "nginx") {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -30,10 +30,14 @@ func (k Kind) Acts() bool { return k == KindPointer || k == KindKeyboard || k ==
 // The confirmation policy's entries (config `confirm`): a builtin's Risk names
 // the entry that makes the person approve its calls.
 const (
-	RiskLaunch       = "launch"       // launch(): every program started
-	RiskOpenURL      = "open_url"     // open_url(): every page opened in the desktop browser
-	RiskCloseCombos  = "close_combos" // press()/hold() of a combo that closes windows or ends the session
-	defaultGroupName = "other"
+	RiskLaunch      = "launch"       // launch(): every program started
+	RiskOpenURL     = "open_url"     // open_url(): every page opened in the desktop browser
+	RiskCloseCombos = "close_combos" // press()/hold() of a combo that closes windows or ends the session
+	// RiskSendAfterRead: a run that read a file under the home folder sends
+	// data to a domain it has not reached before (visit_page, web_search,
+	// open_url): what it read could leave with it.
+	RiskSendAfterRead = "send_after_read"
+	defaultGroupName  = "other"
 )
 
 // Builtins is the catalogue: every builtin deskpilot offers the model, declared
@@ -54,7 +58,7 @@ func Builtins() []Tool {
 		{Name: "y2", Type: "int", Doc: "y of the second corner."},
 	}
 	keys := Param{Name: "keys", Type: "str", Doc: `a key or a combination joined with "+", e.g. "enter", "tab", "ctrl+s", "ctrl+shift+t".`}
-	url := Param{Name: "url", Type: "str", Doc: `an http(s) address, e.g. "https://en.wikipedia.org/wiki/Starlark", or a link from the current page.`}
+	url := Param{Name: "url", Type: "str", Doc: `an http(s) address, e.g. "https://en.wikipedia.org/wiki/Starlark", or "[N]" for link N of the current page.`}
 	return slices.Concat(
 		pointerBuiltins(xy),
 		[]Tool{
@@ -186,7 +190,7 @@ func researchBuiltins(url Param) []Tool {
 				{Name: "year", Type: "int | None", Default: "None", Doc: "only results published in this year, e.g. 2023; None for any time."},
 			}},
 		{Name: "visit_page", Group: "browser", Kind: KindResearch, Returns: "str", Params: []Param{url},
-			Doc: `Open a web page and return its first viewport as text: a header (Address, Title, "Viewport position: Showing page X of Y.") and a few thousand characters of the page as markdown, links kept. A file (PDF, Office document, archive) is downloaded and returned as text, saying where it was saved. Print the result to read it.`},
+			Doc: `Open a web page and return its first viewport as text: a header (Address, Title, "Viewport position: Showing page X of Y.") and a few thousand characters of the page as markdown, the article first. Links show as [text][N] with their sites listed below the viewport; visit_page("[N]") follows link N of the current page. A file (PDF, Office document, archive) is downloaded and returned as text, saying where it was saved. Print the result to read it.`},
 		{Name: "page_down", Group: "browser", Kind: KindResearch, Returns: "str",
 			Doc: "Scroll the current page one viewport down and return that viewport, with the header. At the last viewport it stays there."},
 		{Name: "page_up", Group: "browser", Kind: KindResearch, Returns: "str",
@@ -203,10 +207,11 @@ func researchBuiltins(url Param) []Tool {
 				{Name: "date", Type: "str", Doc: `the date as "YYYYMMDD", e.g. "20200131".`},
 			}},
 		{Name: "inspect_file", Group: "files", Kind: KindResearch, Returns: "str",
-			Doc: `Read a local file and return its content as markdown text: plain text, Markdown, CSV/TSV, JSON, XML, HTML, PDF (with page markers), DOCX, XLSX (a table per sheet), PPTX (a section per slide), ZIP (a listing; read a member as "archive.zip/member") and images (size, format and a caption). With a question, a model reads the file and its answer is returned instead of the text. Print the result to read it.`,
+			Doc: `Read a local file and return its content as markdown text: plain text, Markdown, CSV/TSV, JSON, XML, RSS/Atom, HTML, PDF (with page markers), DOCX, XLSX (a table per sheet), PPTX (a section per slide), EPUB, notebooks, ZIP (a listing and its first files; read a member as "archive.zip/member") and images (size, format and a caption). A long file comes a part at a time, ending with a note that says how to read on (page=N). With a question, a model reads the file and its answer is returned instead of the text. Print the result to read it.`,
 			Params: []Param{
 				{Name: "path", Type: "str", Doc: `the file: an absolute path, "~/..." or the path a download was saved to.`},
 				{Name: "question", Type: "str | None", Default: "None", Doc: `a question about the file, e.g. "What is the total in the last row?"; None returns the text.`},
+				{Name: "page", Type: "int", Default: "1", Doc: "where to start in a long file: for a PDF the page number, for other files the part (as the note at the end of the previous part says)."},
 			}},
 	}
 }

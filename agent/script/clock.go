@@ -9,12 +9,14 @@ import (
 // has run for its limit, not counting the spans between pause and resume
 // (Call.Sleep, Call.Untimed). Safe for concurrent use.
 type clock struct {
-	mu      sync.Mutex
-	left    time.Duration // budget remaining as of since
-	since   time.Time     // when the clock last started running
-	paused  int           // nesting depth of pause
-	timer   *time.Timer   // nil when unlimited
-	stopped bool
+	mu       sync.Mutex
+	left     time.Duration // budget remaining as of since
+	since    time.Time     // when the clock last started running
+	paused   int           // nesting depth of pause
+	pausedAt time.Time     // when the outermost pause began
+	untimed  time.Duration // total time spent paused
+	timer    *time.Timer   // nil when unlimited
+	stopped  bool
 }
 
 // startClock starts a clock of limit d; d <= 0 means unlimited.
@@ -26,10 +28,42 @@ func startClock(d time.Duration, expire func()) *clock {
 	return c
 }
 
+// pausedTotal is the time spent paused so far.
+func (c *clock) pausedTotal() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := c.untimed
+	if c.paused > 0 {
+		t += time.Since(c.pausedAt)
+	}
+	return t
+}
+
+// spend charges d of work done elsewhere (a tool run in another process) to
+// the running clock.
+func (c *clock) spend(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d <= 0 || c.timer == nil || c.stopped || c.paused > 0 {
+		c.left -= d
+		return
+	}
+	if !c.timer.Stop() {
+		c.stopped = true // already expired
+		return
+	}
+	c.left -= time.Since(c.since) + d
+	c.since = time.Now()
+	c.timer.Reset(max(c.left, 0))
+}
+
 func (c *clock) pause() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.paused++
+	if c.paused == 1 {
+		c.pausedAt = time.Now()
+	}
 	if c.paused > 1 || c.timer == nil || c.stopped {
 		return
 	}
@@ -44,6 +78,9 @@ func (c *clock) resume() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.paused--
+	if c.paused == 0 {
+		c.untimed += time.Since(c.pausedAt)
+	}
 	if c.paused > 0 || c.timer == nil || c.stopped {
 		return
 	}

@@ -142,6 +142,9 @@ func (e *Executor) callTool(th *starlark.Thread, name string, args starlark.Tupl
 	return starlark.Call(th, e.globals[name], args, kwargs)
 }
 
+// Close does nothing: an Executor holds no process (Sandbox does).
+func (e *Executor) Close() error { return nil }
+
 // Kind returns the kind of the registered tool called name; "" for any other name.
 func (e *Executor) Kind(name string) Kind {
 	for _, t := range e.tools {
@@ -292,7 +295,9 @@ func (r *run) stop(k stopKind) {
 	if !r.reason.CompareAndSwap(int32(running), int32(k)) {
 		return
 	}
-	r.thread.Cancel(k.cause().Error())
+	if r.thread != nil {
+		r.thread.Cancel(k.cause().Error())
+	}
 	r.cancel(k.cause())
 }
 

@@ -89,28 +89,34 @@ func (e *Executor) paramDefaults(t *Tool) ([]starlark.Value, error) {
 
 // builtin wraps t as a Starlark builtin bound to the running block.
 func (e *Executor) builtin(t *Tool) *starlark.Builtin {
-	return starlark.NewBuiltin(t.Name, func(th *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (v starlark.Value, err error) {
+	return starlark.NewBuiltin(t.Name, func(th *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		r, _ := th.Local(runKey).(*run)
 		if r == nil {
 			return nil, fmt.Errorf("%s: called outside a running block", t.Name)
 		}
-		c := &Call{Ctx: r.ctx, Name: t.Name, r: r, tool: t, args: args, kwargs: kwargs}
-		defer func() {
-			if p := recover(); p != nil {
-				v, err = nil, fmt.Errorf("%s: internal error: %v", t.Name, p)
-			}
-		}()
-		v, err = t.Fn(c, args, kwargs)
-		switch {
-		case err != nil && !strings.HasPrefix(err.Error(), t.Name+":"):
-			return nil, fmt.Errorf("%s: %w", t.Name, err)
-		case err != nil:
-			return nil, err
-		case v == nil:
-			return starlark.None, nil
-		}
-		return v, nil
+		return invoke(r, t, args, kwargs)
 	})
+}
+
+// invoke runs t for block r: its errors are prefixed with its name, a panic
+// becomes an error, nil means None.
+func invoke(r *run, t *Tool, args starlark.Tuple, kwargs []starlark.Tuple) (v starlark.Value, err error) {
+	c := &Call{Ctx: r.ctx, Name: t.Name, r: r, tool: t, args: args, kwargs: kwargs}
+	defer func() {
+		if p := recover(); p != nil {
+			v, err = nil, fmt.Errorf("%s: internal error: %v", t.Name, p)
+		}
+	}()
+	v, err = t.Fn(c, args, kwargs)
+	switch {
+	case err != nil && !strings.HasPrefix(err.Error(), t.Name+":"):
+		return nil, fmt.Errorf("%s: %w", t.Name, err)
+	case err != nil:
+		return nil, err
+	case v == nil:
+		return starlark.None, nil
+	}
+	return v, nil
 }
 
 // finalAnswerTool is the always-present final_answer.

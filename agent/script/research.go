@@ -25,6 +25,9 @@ type ResearchDeps struct {
 	Browser *browser.Browser
 	// Inspector answers inspect_file.
 	Inspector *inspect.Inspector
+	// Read, when set, is told of every file inspect_file read (whether it was
+	// under the home folder), for the policy on data leaving after that.
+	Read func(r inspect.Result)
 }
 
 // Research returns the text browser and file inspector tools of the catalogue
@@ -45,7 +48,7 @@ func Research(d ResearchDeps) []Tool {
 		ts = append(ts, browserTools(d.Browser)...)
 	}
 	if d.Inspector != nil {
-		ts = append(ts, inspectTool(d.Inspector))
+		ts = append(ts, inspectTool(d.Inspector, d.Read))
 	}
 	return ts
 }
@@ -86,7 +89,7 @@ func browserTools(b *browser.Browser) []Tool {
 	}
 }
 
-func inspectTool(in *inspect.Inspector) Tool {
+func inspectTool(in *inspect.Inspector, read func(inspect.Result)) Tool {
 	return textTool("inspect_file", func(c *Call, a *Args) (string, error) {
 		path, err := nonEmpty(c, a, "path", `e.g. inspect_file("~/Downloads/report.pdf")`)
 		if err != nil {
@@ -96,12 +99,38 @@ func inspectTool(in *inspect.Inspector) Tool {
 		if err := a.Err(); err != nil {
 			return "", err
 		}
+		page, err := pageArg(c, a)
+		if err != nil {
+			return "", err
+		}
 		summarize := summarizeFile
 		if strings.TrimSpace(q) != "" {
 			summarize = func(s string) string { return "answered: " + firstLine(s, 80) }
 		}
-		return netCall(c, summarize, func(ctx context.Context) (string, error) { return in.Inspect(ctx, path, q) })
+		return netCall(c, summarize, func(ctx context.Context) (string, error) {
+			r, err := in.Read(ctx, inspect.Request{Path: path, Question: q, Page: page})
+			if err == nil && read != nil {
+				read(r)
+			}
+			return r.Text, err
+		})
 	})
+}
+
+// pageArg reads inspect_file's page: a whole number from 1 (None means 1).
+func pageArg(c *Call, a *Args) (int, error) {
+	if a.IsNone("page") {
+		return 1, nil
+	}
+	v, ok := a.Value("page").(starlark.Int)
+	if !ok {
+		return 0, fmt.Errorf("%s: page must be a whole number like 2; got %s", c.Name, typeName(a.Value("page")))
+	}
+	n, ok := v.Int64()
+	if !ok || n < 1 || n > 1_000_000 {
+		return 0, fmt.Errorf("%s: page %s is not a page number; pages start at 1", c.Name, v)
+	}
+	return int(n), nil
 }
 
 // textTool binds the catalogue's builtin name to a body that binds the
@@ -289,8 +318,8 @@ func summarizeArchive(s string) string {
 
 func summarizeFile(s string) string {
 	n := utf8.RuneCountInString(s)
-	if strings.Contains(s, "[Truncated: ") {
-		return fmt.Sprintf("%d characters (truncated)", n)
+	if strings.Contains(s, "Read on with inspect_file(") {
+		return fmt.Sprintf("%d characters (more to read)", n)
 	}
 	return fmt.Sprintf("%d characters", n)
 }

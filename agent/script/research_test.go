@@ -191,6 +191,8 @@ func TestResearchArgumentErrors(t *testing.T) {
 		{"impossible date", `archived_url("https://example.com", "20201332")`, `archived_url: date "20201332" must be a real date`},
 		{"empty path", `inspect_file("")`, "inspect_file: path is empty"},
 		{"question not a string", `inspect_file("a.txt", question=3)`, "inspect_file: question must be a string, got int"},
+		{"page as string", `inspect_file("a.txt", page="2")`, `inspect_file: page must be a whole number like 2; got string "2"`},
+		{"page zero", `inspect_file("a.txt", page=0)`, "inspect_file: page 0 is not a page number; pages start at 1"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -307,8 +309,9 @@ func TestResearchInspectFile(t *testing.T) {
 	}
 	csv := write("sales.csv", "region,total\nnorth,12\nsouth,30\n")
 	write("notes.txt", "Meeting moved to Thursday.\n")
+	long := write("long.txt", strings.Repeat("word ", 30))
 	var asked atomic.Value
-	in := inspect.New(inspect.Options{Roots: []string{dir}, Home: dir,
+	in := inspect.New(inspect.Options{Roots: []string{dir}, Home: dir, MaxChars: 100,
 		Ask: func(_ context.Context, question, text string, _ ...inspect.Image) (string, error) {
 			asked.Store(question + "|" + text)
 			return "The south region sold the most (30).", nil
@@ -321,6 +324,8 @@ func TestResearchInspectFile(t *testing.T) {
 	}{
 		{"csv as a table", `print(inspect_file("` + csv + `"))`, []string{"| region | total |", "| south | 30 |"}, "characters"},
 		{"relative to the first root", `print(inspect_file("notes.txt"))`, []string{"Meeting moved to Thursday."}, "26 characters"},
+		{"second part", `print(inspect_file("` + long + `", page=2))`, []string{"[Part 2 of 2 of the text", "This is the end."}, "characters"},
+		{"first part says how to read on", `print(inspect_file("` + long + `"))`, []string{"Read on with inspect_file(", "page=2)"}, "(more to read)"},
 		{"question", `print(inspect_file("` + csv + `", question="Which region sold most?"))`,
 			[]string{"The south region sold the most (30)."}, "answered: The south region sold the most (30)."},
 	}
@@ -383,7 +388,7 @@ func TestResearchStubsGolden(t *testing.T) {
 		"# browser\n\ndef web_search(query: str, year: int | None = None) -> str:",
 		"def archived_url(url: str, date: str) -> str:",
 		`        date: the date as "YYYYMMDD", e.g. "20200131".`,
-		"# files\n\ndef inspect_file(path: str, question: str | None = None) -> str:",
+		"# files\n\ndef inspect_file(path: str, question: str | None = None, page: int = 1) -> str:",
 	} {
 		if !strings.Contains(got, w) {
 			t.Errorf("stubs lack %q", w)

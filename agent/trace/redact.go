@@ -26,10 +26,16 @@ func isSecret(v string) bool {
 	return len(v) >= MinSecretLen && !slices.Contains(placeholderKeys(), strings.ToLower(v))
 }
 
-// Redact replaces every whole occurrence of each secret in s: an occurrence
-// that is not part of a longer word (letters, digits, "_" or "-" run on into it).
-// Values too short to be secrets and well-known placeholder keys ("EMPTY",
-// "ollama", ...) are left alone; the longest secret wins where secrets overlap.
+// anywhereLen is the length from which a secret is redacted wherever it occurs,
+// even inside a longer token (after an escape like \a in code): no ordinary
+// text holds 16 characters of an API key by chance.
+const anywhereLen = 16
+
+// Redact replaces each secret in s: one of anywhereLen characters or more
+// wherever it occurs, a shorter one only where it stands as a whole token (not
+// run on into letters, digits, "_" or "-"). Values too short to be secrets and
+// well-known placeholder keys ("EMPTY", "ollama", ...) are left alone; the
+// longest secret wins where secrets overlap.
 func Redact(s string, secrets ...string) string {
 	var d redactor
 	d.add(secrets...)
@@ -55,7 +61,11 @@ func (d *redactor) add(secrets ...string) {
 // str redacts one string.
 func (d *redactor) str(s string) string {
 	for _, sec := range d.secrets {
-		if strings.Contains(s, sec) {
+		switch {
+		case !strings.Contains(s, sec):
+		case len(sec) >= anywhereLen:
+			s = strings.ReplaceAll(s, sec, Redacted)
+		default:
 			s = replaceWhole(s, sec)
 		}
 	}

@@ -37,6 +37,10 @@ func rules() []rule {
 			"a desktop backend knows nothing of the agent"},
 		{`^deskpilot/internal/wiring$`, []string{`^deskpilot/internal/cli$`, `^deskpilot/app(/|$)`, `^fyne\.io/`},
 			"the wiring builds agents, not the UI"},
+		{`^deskpilot/a11y$`, []string{`^github\.com/godbus/`, `^deskpilot/a11y/atspi$`, `^deskpilot/(agent|app|actions)(/|$)`, `^github\.com/jezek/xgb`},
+			"the element model is plain Go: the agent may use it without D-Bus or X"},
+		{`^deskpilot/(agent|app)(/|$)`, []string{`^deskpilot/a11y/atspi$`},
+			"the AT-SPI engine is wired in, not imported by the agent or the UI"},
 	}
 }
 

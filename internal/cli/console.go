@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -39,7 +40,7 @@ screenshot space the model would see (see --image-size and --coords). Ctrl+D qui
 			target := ready.Desktop.Target()
 			fmt.Fprintf(out, "deskpilot console on %s — screen %dx%d. Try: print(screen_size())\n",
 				target.Name, target.Bounds.Dx(), target.Bounds.Dy())
-			hooks := agent.Hooks{Event: printObservation(out)}
+			hooks := agent.Hooks{Event: printObservation(out, secretsOf(ready.Agent))}
 			return readBlocks(cmd.InOrStdin(), out, func(code string) error {
 				if err := con.Exec(cmd.Context(), code, hooks); err != nil {
 					return &exitError{exitFailed, err}
@@ -90,16 +91,26 @@ func readBlocks(in io.Reader, prompt io.Writer, run func(code string) error) err
 }
 
 // printObservation prints the observation text of each step, with control
-// characters made visible (printed text comes from pages and files).
-func printObservation(w io.Writer) func(agent.Event) {
+// characters made visible (printed text comes from pages and files) and
+// secrets redacted.
+func printObservation(w io.Writer, z sanitizer) func(agent.Event) {
 	return func(e agent.Event) {
 		switch e := e.(type) {
 		case agent.Observed:
 			if e.Step > 0 {
-				fmt.Fprintln(w, visibleControls(strings.TrimSuffix(strings.TrimSpace(e.Text), "This is the screen now:")))
+				fmt.Fprintln(w, z.clean(strings.TrimSuffix(strings.TrimSpace(e.Text), "This is the screen now:")))
 			}
 		case agent.ModelReplied:
-			fmt.Fprintln(w, visibleControls(e.Text))
+			fmt.Fprintln(w, z.clean(e.Text))
 		}
 	}
+}
+
+// secretsOf is a sanitizer for what an agent knows to be secret.
+func secretsOf(a *agent.Agent) sanitizer {
+	z := sanitizer{secrets: slices.Clone(a.Redact)}
+	for _, v := range a.Secrets {
+		z.secrets = append(z.secrets, v)
+	}
+	return z
 }

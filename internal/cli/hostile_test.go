@@ -3,8 +3,14 @@ package cli
 import (
 	"deskpilot/agent/llm/llmtest"
 	"deskpilot/agent/trace"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -100,4 +106,138 @@ func onlyTrace(t *testing.T, root string) *trace.Trace {
 		t.Fatal(err)
 	}
 	return tr
+}
+
+// A dead endpoint fails at once with one line naming the URL and the fix; an
+// HTML error page is summed up once, by its title.
+func TestEndpointFailuresSayWhatToDo(t *testing.T) {
+	traces := isolate(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + ln.Addr().String() + "/v1"
+	ln.Close()
+	out, code := cli(t, "", "run", "--base-url", dead, "--model", "m", "--trace-dir", traces, "-q", "task")
+	if code != exitFailed || !strings.Contains(out, "cannot reach the model at "+dead+": connection refused") ||
+		strings.Count(out, "cannot reach") != 1 || strings.Count(strings.TrimSpace(out), "\n") > 1 {
+		t.Errorf("dead endpoint: exit %d\n%s", code, out)
+	}
+	page := "<html><head><title>502 Bad Gateway</title></head><body>" + strings.Repeat("<p>upstream</p>", 50) + "</body></html>"
+	srv := llmtest.New(t, llmtest.Reply{Status: 502, HTML: page}, llmtest.Reply{Status: 502, HTML: page},
+		llmtest.Reply{Status: 502, HTML: page}, llmtest.Reply{Status: 502, HTML: page}, llmtest.Reply{Status: 502, HTML: page})
+	t.Setenv("DESKPILOT_RETRIES", "-1")
+	out, code = cli(t, "", "run", "--base-url", srv.URL, "--model", "m", "--trace-dir", traces, "-q", "task")
+	if code != exitFailed || strings.Count(out, `an HTML page titled "502 Bad Gateway"`) != 1 || strings.Contains(out, "upstream") {
+		t.Errorf("HTML error page: exit %d\n%s", code, out)
+	}
+}
+
+// A secret from DESKPILOT_SECRET_<NAME> is typed by type_secret, and where its
+// value shows up in what the model reads (a file), it never reaches the trace,
+// its export, the progress line or the console.
+func TestSecretNeverLeaks(t *testing.T) {
+	traces := isolate(t)
+	const secret = "hunter2-Secret-9"
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("DESKPILOT_SECRET_PW", secret)
+	if err := os.WriteFile(filepath.Join(home, "notes.txt"), []byte("the password is "+secret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.New(t, reply(`type_secret("pw")`), reply(`print(inspect_file("~/notes.txt"))`), reply(`final_answer("done")`))
+	out, code := cli(t, "", "run", "--base-url", srv.URL, "--model", "m", "--trace-dir", traces, "task")
+	if code != exitAnswered {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if got := srv.Requests()[1].Last("user").Text(); !strings.Contains(got, "typed [redacted]") {
+		t.Errorf("type_secret did not type: %s", got)
+	}
+	if got := srv.Requests()[2].Last("user").Text(); strings.Contains(got, secret) || !strings.Contains(got, "the password is [redacted]") {
+		t.Errorf("the model read the secret: %s", got)
+	}
+	tr := onlyTrace(t, traces)
+	export, _ := cli(t, "", "traces", "export", tr.Dir, "--format", "jsonl")
+	console, _ := cli(t, `print(inspect_file("~/notes.txt"))`+"\n", "console", "--trace-dir", traces)
+	files, _ := filepath.Glob(filepath.Join(tr.Dir, "*"))
+	var stored strings.Builder
+	for _, f := range files {
+		if data, err := os.ReadFile(f); err == nil {
+			stored.Write(data)
+		}
+	}
+	for where, text := range map[string]string{"run output": out, "trace files": stored.String(), "export": export, "console": console} {
+		if strings.Contains(text, secret) {
+			t.Errorf("the secret reached the %s", where)
+		}
+	}
+	if !strings.Contains(console, "the password is [redacted]") {
+		t.Errorf("console output:\n%s", console)
+	}
+}
+
+// Without xdg-open, open_url says so and where the page is, instead of a
+// bare "not found".
+func TestOpenURLWithoutOpener(t *testing.T) {
+	traces := isolate(t)
+	t.Setenv("PATH", t.TempDir())
+	srv := llmtest.New(t, reply(`open_url("https://example.com/report")`), reply(`final_answer("ok")`))
+	out, code := cli(t, "", "run", "--base-url", srv.URL, "--model", "m", "--trace-dir", traces, "--yes", "-q", "task")
+	if code != exitAnswered {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if got := srv.Requests()[1].Last("user").Text(); !strings.Contains(got, "no program to open web pages (xdg-open) is installed here, so https://example.com/report was not opened") {
+		t.Errorf("observation: %s", got)
+	}
+}
+
+// A run that read a file in the home folder asks before data leaves for a
+// domain it has not reached; without a person to approve, the visit is refused
+// and nothing is sent.
+func TestSendAfterReadingHomeAsks(t *testing.T) {
+	traces := isolate(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("DESKPILOT_BROWSER_ALLOW_PRIVATE", "1")
+	if err := os.WriteFile(filepath.Join(home, "notes.txt"), []byte("account 12345\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var hits atomic.Int32
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		fmt.Fprint(w, "<html><title>x</title><body>ok</body></html>")
+	}))
+	defer site.Close()
+	srv := llmtest.New(t,
+		reply(`print(visit_page("`+site.URL+`/before"))`),
+		reply(`print(inspect_file("~/notes.txt"))`),
+		reply(`print(visit_page("http://localhost:`+site.URL[strings.LastIndex(site.URL, ":")+1:]+`/leak?a=12345"))`),
+		reply(`print(visit_page("`+site.URL+`/again"))`),
+		reply(`final_answer("done")`))
+	out, code := cli(t, "", "run", "--base-url", srv.URL, "--model", "m", "--trace-dir", traces, "-q", "task")
+	if code != exitAnswered {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if got := srv.Requests()[3].Last("user").Text(); !strings.Contains(got, "refused: the person did not allow sending data to localhost after reading files in your home folder") {
+		t.Errorf("the visit to a new domain after reading a home file:\n%s", got)
+	}
+	if got := srv.Requests()[4].Last("user").Text(); strings.Contains(got, "refused") {
+		t.Errorf("a domain reached before the read needs no approval:\n%s", got)
+	}
+	if n := hits.Load(); n != 2 {
+		t.Errorf("the site got %d requests, want 2 (the refused visit sent nothing)", n)
+	}
+}
+
+// open_url refuses private and loopback addresses like the text browser does.
+func TestOpenURLRefusesPrivateAddresses(t *testing.T) {
+	traces := isolate(t)
+	srv := llmtest.New(t, reply(`open_url("http://127.0.0.1:8080/admin")`), reply(`final_answer("ok")`))
+	out, code := cli(t, "", "run", "--base-url", srv.URL, "--model", "m", "--trace-dir", traces, "--yes", "-q", "task")
+	if code != exitAnswered {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if got := srv.Requests()[1].Last("user").Text(); !strings.Contains(got, "open_url: ") || !strings.Contains(got, "private") && !strings.Contains(got, "loopback") {
+		t.Errorf("observation: %s", got)
+	}
 }

@@ -3,23 +3,26 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"deskpilot/agent/dialect"
 	"deskpilot/agent/llm/llmtest"
+	"deskpilot/agent/script"
 	"deskpilot/vision/xdisplay"
 )
 
 // The CLI tests run the real commands on a private Xvfb display (1280x800) against
 // a scripted model over real HTTP.
 func TestMain(m *testing.M) {
+	script.ServeIfChild(dialect.ModuleSet) // the model's code runs in this binary, started again
 	os.Exit(xdisplay.Main(m, xdisplay.Options{Width: 1280, Height: 800}))
 }
 
-// cli runs deskpilot with args and returns stdout and the exit code.
+// cli runs deskpilot with args and returns its output (stdout and stderr,
+// with the closing error line Main prints) and the exit code.
 func cli(t *testing.T, stdin string, args ...string) (string, int) {
 	t.Helper()
 	cmd := newRootCmd("test")
@@ -28,16 +31,7 @@ func cli(t *testing.T, stdin string, args ...string) (string, int) {
 	cmd.SetErr(&out)
 	cmd.SetIn(strings.NewReader(stdin))
 	cmd.SetArgs(args)
-	err := cmd.ExecuteContext(t.Context())
-	code := 0
-	if err != nil {
-		var ee *exitError
-		if errors.As(err, &ee) {
-			code = ee.code
-		} else {
-			code = exitUsage
-		}
-	}
+	code := exitCode(cmd.ExecuteContext(t.Context()), &out)
 	return out.String(), code
 }
 

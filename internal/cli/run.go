@@ -43,10 +43,7 @@ to stdout (or a JSON object with --json). Exit codes: 0 answered, 1 failed, 2 us
 			}
 			defer ready.Close()
 			a := ready.Agent
-			z := sanitizer{secrets: a.Redact}
-			for _, v := range a.Secrets {
-				z.secrets = append(z.secrets, v)
-			}
+			z := secretsOf(a)
 			stderr := cmd.ErrOrStderr()
 			if !quiet {
 				fmt.Fprintln(stderr, z.clean(modelLine(cfg)))

@@ -209,7 +209,7 @@ func newReplayCmd(s *settings) *cobra.Command {
 						return nil
 					}
 				}
-				if err := con.Exec(cmd.Context(), st.Code, agent.Hooks{Event: printObservation(os.Stderr)}); err != nil {
+				if err := con.Exec(cmd.Context(), st.Code, agent.Hooks{Event: printObservation(os.Stderr, secretsOf(ready.Agent))}); err != nil {
 					return &exitError{exitFailed, err}
 				}
 				if cmd.Context().Err() != nil {

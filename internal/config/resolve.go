@@ -155,10 +155,14 @@ func check(s *Settings, c *Config) error {
 		{"timeout_seconds", s.TimeoutSec, 1, 24 * 3600},
 		{"plan_every", s.PlanEvery, 0, 10000},
 		{"display", s.Display, 0, 64},
+		{"code_memory_mb", s.CodeMemoryMB, 32, 1 << 20},
 	} {
 		if r.v < r.lo || r.v > r.hi {
 			return fmt.Errorf("%s is %d; it must be %d to %d", r.name, r.v, r.lo, r.hi)
 		}
+	}
+	if s.Sandbox != "process" && s.Sandbox != "none" {
+		return fmt.Errorf("sandbox is %q; it must be process or none", s.Sandbox)
 	}
 	if s.TraceDir == "" {
 		s.TraceDir = filepath.Join(DataHome(), "deskpilot", "traces")

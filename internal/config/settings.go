@@ -54,8 +54,12 @@ type Settings struct {
 	SearchKeyEnv  string `toml:"search_key_env" env:"DESKPILOT_SEARCH_KEY_ENV" usage:"environment variable holding the search API key"`
 	AllowPrivate  bool   `toml:"browser_allow_private" env:"DESKPILOT_BROWSER_ALLOW_PRIVATE" usage:"let visit_page reach private and loopback addresses"`
 
+	// The code sandbox.
+	Sandbox      string `toml:"sandbox" env:"DESKPILOT_SANDBOX" default:"process" usage:"where the model's code runs: process (a child process) or none (inside deskpilot, for debugging)"`
+	CodeMemoryMB int    `toml:"code_memory_mb" env:"DESKPILOT_CODE_MEMORY_MB" default:"512" usage:"memory cap of the process the model's code runs in, MiB"`
+
 	// Safety.
-	Confirm      []string `toml:"confirm" default:"launch,open_url,close_combos" usage:"actions the person must approve (run --yes approves all)"`
+	Confirm      []string `toml:"confirm" default:"launch,open_url,close_combos,send_after_read" usage:"actions the person must approve (run --yes approves all)"`
 	AllowDomains []string `toml:"allow_domains" usage:"when set, open_url and the browser reach only these domains"`
 	DenyDomains  []string `toml:"deny_domains" usage:"domains open_url and the browser never reach"`
 	DenyApps     []string `toml:"deny_apps" usage:"programs launch refuses"`

@@ -12,7 +12,7 @@ import (
 func launch(env []string, name string, args ...string) (int, error) {
 	path, err := exec.LookPath(name)
 	if err != nil {
-		return 0, fmt.Errorf("%s is not installed (not found on PATH)", name)
+		return 0, fmt.Errorf("%s is not installed (not found on PATH): %w", name, exec.ErrNotFound)
 	}
 	cmd := exec.Command(path, args...)
 	cmd.Env = env

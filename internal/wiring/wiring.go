@@ -9,9 +9,11 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"deskpilot/actions/browser"
@@ -31,8 +33,11 @@ type Options struct {
 	// HasWindow says this process shows windows of its own (the app): they are
 	// masked out of screenshots and clicks into them are refused.
 	HasWindow bool
-	// Secrets are the values type_secret may type, by name.
+	// Secrets are the values type_secret may type, by name, besides those of
+	// the DESKPILOT_SECRET_<NAME> environment variables (EnvSecrets).
 	Secrets map[string]string
+	// Environ lists the environment for EnvSecrets; nil = os.Environ.
+	Environ func() []string
 	// Roots are extra folders the file inspector may read besides the home
 	// folder and the run's downloads (eval: a task's attached files).
 	Roots []string
@@ -50,6 +55,40 @@ func (o Options) lookup(name string) string {
 	}
 	v, _ := o.Lookup(name)
 	return v
+}
+
+func (o Options) environ() []string {
+	if o.Environ == nil {
+		return os.Environ()
+	}
+	return o.Environ()
+}
+
+// SecretEnvPrefix starts the environment variables that hold secrets for
+// type_secret: DESKPILOT_SECRET_GITHUB=… is the secret "github".
+const SecretEnvPrefix = "DESKPILOT_SECRET_"
+
+// EnvSecrets reads the secrets of the DESKPILOT_SECRET_<NAME> variables in env
+// ("KEY=value" entries), by lower-case name. Empty values are skipped.
+func EnvSecrets(env []string) map[string]string {
+	out := map[string]string{}
+	for _, kv := range env {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || v == "" || !strings.HasPrefix(k, SecretEnvPrefix) || len(k) == len(SecretEnvPrefix) {
+			continue
+		}
+		out[strings.ToLower(strings.TrimPrefix(k, SecretEnvPrefix))] = v
+	}
+	return out
+}
+
+// mergeSecrets joins secret maps; later maps win.
+func mergeSecrets(ms ...map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, m := range ms {
+		maps.Copy(out, m)
+	}
+	return out
 }
 
 // Ready is an agent wired to its desktop. Close it when the runs are over.
@@ -99,10 +138,6 @@ func NewAgent(ctx context.Context, cfg config.Config, d *desktop.Desktop, o Opti
 		return nil, err
 	}
 	model := Model(cfg, key)
-	tools, err := researchTools(ctx, cfg, ac, model, o)
-	if err != nil {
-		return nil, err
-	}
 	target := d.Target()
 	var redact []string
 	if key != "" {
@@ -124,9 +159,8 @@ func NewAgent(ctx context.Context, cfg config.Config, d *desktop.Desktop, o Opti
 		Input:        d.Input(),
 		Display:      target.Bounds,
 		DisplayCount: len(d.Displays()),
-		Tools:        tools,
 		Grounder:     grounder,
-		Secrets:      o.Secrets,
+		Secrets:      mergeSecrets(EnvSecrets(o.environ()), o.Secrets),
 		Redact:       redact,
 		Launch:       d.Launch,
 		Log:          o.Log,
@@ -135,6 +169,11 @@ func NewAgent(ctx context.Context, cfg config.Config, d *desktop.Desktop, o Opti
 	if o.HasWindow {
 		a.OwnWindows = d.OwnWindows
 	}
+	tools, err := researchTools(ctx, cfg, a, model, o)
+	if err != nil {
+		return nil, err
+	}
+	a.Tools = tools
 	return a, nil
 }
 
@@ -149,8 +188,9 @@ func AgentConfig(cfg config.Config) (agent.Config, error) {
 		CoordMode: cfg.Coords, MaxSide: cfg.MaxSide, ImageFormat: cfg.ImageFormat, ImageQuality: cfg.Quality,
 		MaxSteps: cfg.MaxSteps, KeepImages: cfg.KeepImages, PlanEvery: cfg.PlanEvery,
 		MaxTokens: cfg.MaxTokens, Temperature: cfg.Temperature, TraceDir: cfg.TraceDir, Monitor: cfg.Display,
-		Policy: agent.Policy{Confirm: cfg.Confirm, AllowDomains: cfg.AllowDomains,
+		Policy: agent.Policy{Confirm: cfg.Confirm, AllowPrivate: cfg.AllowPrivate, AllowDomains: cfg.AllowDomains,
 			DenyDomains: cfg.DenyDomains, DenyApps: cfg.DenyApps},
+		CodeMemory: int64(cfg.CodeMemoryMB) << 20, InProcess: cfg.Sandbox == "none",
 	}, nil
 }
 
@@ -200,7 +240,7 @@ func RedactURL(raw string) string {
 // $XDG_CACHE_HOME/deskpilot/downloads; the inspector reads the home folder,
 // every download and o.Roots, and answers questions about files with the run's
 // model.
-func researchTools(_ context.Context, cfg config.Config, ac agent.Config, model agent.Model, o Options) ([]script.Tool, error) {
+func researchTools(_ context.Context, cfg config.Config, a *agent.Agent, model agent.Model, o Options) ([]script.Tool, error) {
 	downloads, err := DownloadsDir()
 	if err != nil {
 		return nil, err
@@ -213,7 +253,7 @@ func researchTools(_ context.Context, cfg config.Config, ac agent.Config, model 
 	in := inspect.New(inspect.Options{
 		Roots:       roots,
 		DownloadDir: downloads,
-		Ask:         agent.InspectAsk(model, ac),
+		Ask:         agent.InspectAsk(model, a.Config),
 	})
 	key := ""
 	if cfg.SearchKeyEnv != "" {
@@ -223,16 +263,52 @@ func researchTools(_ context.Context, cfg config.Config, ac agent.Config, model 
 	if err != nil {
 		return nil, fmt.Errorf("web %w; check search_backend, search_url and search_key_env (the environment variable holding the key, now %q)", err, cfg.SearchKeyEnv)
 	}
+	search = checkedSearch{SearchBackend: search, endpoint: searchEndpoint(cfg), check: a.CheckSend}
 	br := browser.New(browser.Options{
 		AllowPrivate: cfg.AllowPrivate,
 		Search:       search,
 		DownloadDir:  filepath.Join(downloads, runFolder(time.Now())),
-		CheckURL:     ac.Policy.CheckURL,
+		CheckURL:     a.CheckSend,
 		Inspect: func(ctx context.Context, path string) (string, error) {
 			return in.Inspect(ctx, path, "")
 		},
 	})
-	return script.Research(script.ResearchDeps{Browser: br, Inspector: in}), nil
+	return script.Research(script.ResearchDeps{Browser: br, Inspector: in, Read: a.NoteRead}), nil
+}
+
+// checkedSearch asks the agent before a query leaves for the search engine,
+// as before any page visit (a query can carry what the run read).
+type checkedSearch struct {
+	browser.SearchBackend
+	endpoint *url.URL
+	check    func(ctx context.Context, u *url.URL) error
+}
+
+func (s checkedSearch) Search(ctx context.Context, q browser.SearchQuery) ([]browser.SearchResult, error) {
+	if err := s.check(ctx, s.endpoint); err != nil {
+		return nil, err
+	}
+	return s.SearchBackend.Search(ctx, q)
+}
+
+// searchEndpoint is where web_search queries go.
+func searchEndpoint(cfg config.Config) *url.URL {
+	raw := cfg.SearchURL
+	if raw == "" {
+		switch cfg.SearchBackend {
+		case "brave":
+			raw = browser.BraveURL
+		case "serper":
+			raw = browser.SerperURL
+		default:
+			raw = browser.DuckDuckGoURL
+		}
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return &url.URL{Scheme: "https", Host: cfg.SearchBackend}
+	}
+	return u
 }
 
 // DownloadsDir makes and returns $XDG_CACHE_HOME/deskpilot/downloads (~/.cache

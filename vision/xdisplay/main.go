@@ -1,3 +1,5 @@
+//go:build linux
+
 package xdisplay
 
 import (
@@ -12,7 +14,8 @@ import (
 )
 
 // Main is a TestMain helper: it starts a private display with o, points DISPLAY and
-// XAUTHORITY of the whole test process at it (so robotgo, xgb and children use it),
+// XAUTHORITY of the whole test process at it (so robotgo, xgb and children use it;
+// with o.Accessibility also DBUS_SESSION_BUS_ADDRESS, and AT_SPI_BUS_ADDRESS is unset),
 // runs the tests, closes the display and returns the exit code for os.Exit:
 //
 //	func TestMain(m *testing.M) { os.Exit(xdisplay.Main(m, xdisplay.Options{})) }
@@ -40,6 +43,10 @@ func Main(m *testing.M, o Options) int {
 	}()
 	os.Setenv("DISPLAY", d.Name)
 	os.Setenv("XAUTHORITY", d.XAuthority)
+	if d.SessionBus != "" {
+		os.Setenv("DBUS_SESSION_BUS_ADDRESS", d.SessionBus)
+		os.Unsetenv("AT_SPI_BUS_ADDRESS")
+	}
 	return m.Run()
 }
 

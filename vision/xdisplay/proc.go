@@ -1,3 +1,5 @@
+//go:build linux
+
 package xdisplay
 
 import (
@@ -28,6 +30,13 @@ func startProc(cmd *exec.Cmd) (*proc, error) {
 		close(p.done)
 	}()
 	return p, nil
+}
+
+// ownGroup makes cmd run in a process group of its own that cancelling its
+// context kills as a whole.
+func ownGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid, syscall.SIGKILL) }
 }
 
 // stop sends SIGTERM to the process group, then SIGKILL after stopTimeout, and waits.

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package xdisplay owns private X displays for tests, evaluation and CI: an Xvfb server
 // on a display number Xvfb picks itself, with its own MIT-MAGIC-COOKIE-1 authority file,
 // plus an openbox window manager. Nothing here touches the caller's DISPLAY unless asked
@@ -23,7 +25,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/jezek/xgb"
@@ -39,6 +40,12 @@ type Options struct {
 	Depth int
 	// NoWindowManager skips starting openbox.
 	NoWindowManager bool
+	// Accessibility also starts a private D-Bus session bus for the display, with
+	// the AT-SPI accessibility bus launcher activated on it (needs dbus-daemon and
+	// at-spi2-core). Applications started with Env, Command or StartApp then
+	// register their accessibility trees on that bus and no other; see
+	// Display.SessionBus.
+	Accessibility bool
 }
 
 func (o Options) withDefaults() Options {
@@ -64,11 +71,21 @@ type Display struct {
 	// XAuthority is the path of the authority file clients must use
 	// (Env and Command set XAUTHORITY to it).
 	XAuthority string
+	// SessionBus is the address of the display's private D-Bus session bus, ""
+	// unless Options.Accessibility was set. When set, Env points
+	// DBUS_SESSION_BUS_ADDRESS at it, drops AT_SPI_BUS_ADDRESS, NO_AT_BRIDGE and
+	// GTK_A11Y, and sets QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 and GNOME_ACCESSIBILITY=1.
+	SessionBus string
+	// AccessibilityBus is the address of the AT-SPI bus the launcher started for
+	// the display ("" unless Options.Accessibility). The launcher also publishes it
+	// as the AT_SPI_BUS property of the root window.
+	AccessibilityBus string
 
 	cookie string // hex MIT-MAGIC-COOKIE-1; "" when attached to a display not owned
 	dir    string // temporary directory holding the authority files; "" when not owned
 	server *proc
 	wm     *proc
+	bus    *proc // session bus daemon; its process group holds the AT-SPI launcher
 	conn   *xgb.Conn
 
 	closeOnce sync.Once
@@ -123,6 +140,11 @@ func Start(ctx context.Context, o Options) (_ *Display, err error) {
 	}
 	if !o.NoWindowManager {
 		if err := d.startWM(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if o.Accessibility {
+		if err := d.startSessionBus(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -211,8 +233,8 @@ func (d *Display) startWM(ctx context.Context) error {
 	}
 }
 
-// Close stops the window manager and the X server (whole process groups) and waits
-// for them, then removes the authority files. Calling Close again returns the first
+// Close stops the session bus (when Options.Accessibility), the window manager and
+// the X server (whole process groups) and waits for them, then removes the authority files. Calling Close again returns the first
 // result. Applications still running on the display lose their connection.
 func (d *Display) Close() error {
 	d.closeOnce.Do(func() {
@@ -220,7 +242,7 @@ func (d *Display) Close() error {
 			closeConn(d.conn)
 		}
 		var errs []error
-		for _, p := range []*proc{d.wm, d.server} {
+		for _, p := range []*proc{d.bus, d.wm, d.server} {
 			if p != nil {
 				errs = append(errs, p.stop())
 			}
@@ -236,7 +258,8 @@ func (d *Display) Close() error {
 }
 
 // Env returns os.Environ() with DISPLAY and XAUTHORITY set for this display and
-// WAYLAND_DISPLAY removed, for child processes.
+// WAYLAND_DISPLAY removed, for child processes; with a SessionBus, the session bus
+// and accessibility variables are set as SessionBus says.
 func (d *Display) Env() []string {
 	env := make([]string, 0, len(os.Environ())+2)
 	for _, kv := range os.Environ() {
@@ -251,6 +274,9 @@ func (d *Display) Env() []string {
 	if d.XAuthority != "" {
 		env = append(env, "XAUTHORITY="+d.XAuthority)
 	}
+	if d.SessionBus != "" {
+		env = a11yEnv(env, d.SessionBus)
+	}
 	return env
 }
 
@@ -259,8 +285,7 @@ func (d *Display) Env() []string {
 func (d *Display) Command(ctx context.Context, name string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Env = d.Env()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid, syscall.SIGKILL) }
+	ownGroup(cmd)
 	cmd.WaitDelay = stopTimeout
 	return cmd
 }

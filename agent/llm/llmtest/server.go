@@ -35,6 +35,7 @@ type Reply struct {
 	// instead the code inside the error event (0 leaves the code null).
 	Status     int
 	Message    string
+	HTML       string      // with Status: answer with this HTML page instead (a proxy's error page)
 	RetryAfter string      // Retry-After header sent with Status, e.g. "3" or an HTTP date
 	Header     http.Header // extra response headers, e.g. retry-after-ms
 
@@ -156,6 +157,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, req Request, rp R
 	if rp.Status >= 400 && !rp.StreamError {
 		if rp.RetryAfter != "" {
 			w.Header().Set("Retry-After", rp.RetryAfter)
+		}
+		if rp.HTML != "" {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.WriteHeader(rp.Status)
+			_, _ = w.Write([]byte(rp.HTML))
+			return
 		}
 		msg := rp.Message
 		if msg == "" {

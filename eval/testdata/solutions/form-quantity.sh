@@ -1,0 +1,7 @@
+. "$(dirname "$0")/lib.sh"
+before=$(stamp ~/order.json)
+focus '^Order form$'
+xdotool key Tab Tab
+typed "$(pick 7 8)"
+xdotool key ctrl+s
+saved ~/order.json "$before"

@@ -1,0 +1,9 @@
+. "$(dirname "$0")/lib.sh"
+before=$(stamp ~/report.txt)
+focus 'report\.txt'
+xdotool key ctrl+a
+typed "The color scheme uses one color per team.
+Pick a $(pick color colour) you like.
+"
+xdotool key ctrl+s
+saved ~/report.txt "$before"
