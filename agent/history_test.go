@@ -109,7 +109,7 @@ func summarize(req llmtest.Request) string {
 				fmt.Fprintf(&b, " [image %dx%d]", p.Size.X, p.Size.Y)
 			case strings.Count(p.Text, "\n") > 12:
 				first, _, _ := strings.Cut(p.Text, "\n")
-				fmt.Fprintf(&b, " %q… (%d lines)", first, strings.Count(p.Text, "\n")+1)
+				fmt.Fprintf(&b, " %q…", first)
 			default:
 				fmt.Fprintf(&b, " %q", changed.ReplaceAllString(p.Text, "Screen changed: …"))
 			}
