@@ -97,7 +97,7 @@ func (c *Console) Exec(ctx context.Context, code string, h Hooks) error {
 	start := r.a.now()
 	r.disp.emit(StepStarted{Step: r.step, Time: start})
 	r.disp.emit(CodeParsed{Step: r.step, Code: code})
-	res := r.exec.Exec(ctx, code)
+	res := r.execBlock(ctx, code)
 	for _, x := range res.Actions {
 		r.disp.emit(ActionDone{Step: r.step, Action: x})
 	}

@@ -28,6 +28,11 @@ type Grounder struct {
 // one action.
 const groundMaxTokens = 512
 
+// maxGroundings is how many times one block may ask the grounder. Each call is
+// a model call (seconds and tokens) that the block's time limit does not count,
+// so a loop of locate() calls ends here instead of running up the bill.
+const maxGroundings = 16
+
 // groundReplyCut is how much of a grounder's reply the action log keeps.
 const groundReplyCut = 300
 
@@ -49,6 +54,12 @@ func (u Usage) add(v Usage) Usage {
 	return Usage{Input: u.Input + v.Input, Output: u.Output + v.Output}
 }
 
+// execBlock runs one block of code, with a fresh count of groundings.
+func (r *runState) execBlock(ctx context.Context, code string) script.Result {
+	r.groundings.Store(0)
+	return r.exec.Exec(ctx, code)
+}
+
 // groundFn is the desktop builtins' grounder; nil when none is configured.
 func (r *runState) groundFn() func(ctx context.Context, description string) (script.Grounding, error) {
 	if r.a.Grounder == nil {
@@ -63,6 +74,9 @@ func (r *runState) groundFn() func(ctx context.Context, description string) (scr
 // reply is kept in the Grounding), a point outside the grounder's space.
 func (r *runState) ground(ctx context.Context, description string) (script.Grounding, error) {
 	g := r.a.Grounder
+	if n := r.groundings.Add(1); n > maxGroundings {
+		return script.Grounding{Grounder: g.Name}, fmt.Errorf("the grounder was asked %d times in this block already, the most one block may; act on what you found and go on in the next block", maxGroundings)
+	}
 	sp := g.Dialect.Space(r.a.Display.Size(), r.cfg.MaxSide)
 	m := vision.Mapper{Display: r.a.Display, Image: sp.Image, Mode: sp.Mode}
 	res := script.Grounding{Grounder: g.Name, Space: fmt.Sprintf("%dx%d image (%s)", sp.Image.X, sp.Image.Y, sp.Mode)}

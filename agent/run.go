@@ -40,15 +40,16 @@ type runState struct {
 	rec       *recorder
 	input     *trackedInput
 
-	frame    *image.RGBA   // the newest full-resolution frame
-	marks    []vision.Mark // last actions, drawn on the next screenshot
-	step     int
-	curStep  atomic.Int32 // step, for other goroutines (Pause, Resume)
-	usage    Usage
-	grounded groundUsage // the grounder's tokens, counted on the script's goroutine
-	started  time.Time
-	lastCode string
-	cut      string // why the newest reply was cut short (llm.Response.Cut), or ""
+	frame      *image.RGBA   // the newest full-resolution frame
+	marks      []vision.Mark // last actions, drawn on the next screenshot
+	step       int
+	curStep    atomic.Int32 // step, for other goroutines (Pause, Resume)
+	usage      Usage
+	grounded   groundUsage  // the grounder's tokens, counted on the script's goroutine
+	groundings atomic.Int32 // grounder calls in the block running now
+	started    time.Time
+	lastCode   string
+	cut        string // why the newest reply was cut short (llm.Response.Cut), or ""
 
 	readHome atomic.Bool     // inspect_file read a file under the home folder
 	sentMu   sync.Mutex      // guards sentTo
@@ -241,7 +242,7 @@ func (r *runState) doStep(ctx context.Context) (Finished, error) {
 			hints = append(hints, "WARNING: this code is the same as in your previous step. If it did not work then, it will not work now: try something different.")
 		}
 		r.lastCode = code
-		res = r.exec.Exec(ctx, code)
+		res = r.execBlock(ctx, code)
 		if ctx.Err() != nil {
 			return Finished{}, ctx.Err()
 		}

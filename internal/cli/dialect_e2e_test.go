@@ -84,18 +84,18 @@ func families() []family {
 			click: func(x, y string) string { return "Action: Click the Save button.\n" + qwenClick(x, y) },
 			finish: "Action: Report the form as saved.\n<tool_call>\n{\"name\": \"computer_use\", \"arguments\": {\"action\": \"answer\", \"text\": \"saved\"}}\n</tool_call>\n" +
 				"<tool_call>\n{\"name\": \"computer_use\", \"arguments\": {\"action\": \"terminate\", \"status\": \"success\"}}\n</tool_call>"},
-		{name: "pyautogui", model: "osworld-baseline", flags: []string{"--dialect", "pyautogui"}, note: "pyautogui (pixels coordinates)",
+		{name: "pyautogui", model: "osworld-baseline", flags: []string{"--dialect", "pyautogui"}, note: "pyautogui, pixels coordinates",
 			image: scaled, point: pixels,
 			click: func(x, y string) string {
 				return fmt.Sprintf("The Save button is below the notes.\n```python\nimport pyautogui\npyautogui.click(%s, %s)\n```", x, y)
 			},
 			finish: "The form is saved.\n```DONE```"},
-		{name: "opencua", model: "xlangai/OpenCUA-7B", note: "pyautogui (smart coordinates) (by model name)", image: smart28, point: pixels,
+		{name: "opencua", model: "xlangai/OpenCUA-7B", note: "pyautogui, smart coordinates (by model name)", image: smart28, point: pixels,
 			click: func(x, y string) string {
 				return fmt.Sprintf("## Thought:\nThe form is filled in.\n## Action:\nClick the Save button.\n## Code:\n```python\npyautogui.click(x=%s, y=%s)\n```", x, y)
 			},
 			finish: "## Thought:\nSaved.\n## Action:\nFinish.\n## Code:\n```code\ncomputer.terminate(status='success', answer='saved')\n```"},
-		{name: "aguvis", model: "aguvis-7b-720p", note: "pyautogui (unit coordinates) (by model name)", image: scaled, point: fractions,
+		{name: "aguvis", model: "aguvis-7b-720p", note: "pyautogui, unit coordinates (by model name)", image: scaled, point: fractions,
 			click: func(x, y string) string {
 				return fmt.Sprintf("Click the Save button.\nassistantos\npyautogui.click(x=%s, y=%s)", x, y)
 			},

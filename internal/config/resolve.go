@@ -213,12 +213,12 @@ func resolveDialect(s *Settings, c *Config) error {
 
 // DialectNote names the run's dialect and why it was chosen, for the terminal
 // and the app: "uitars-1.5", "qwen2.5 (by model name)", "code (default)",
-// "code (planner of the grounder)"; the pyautogui dialect adds its
-// coordinates.
+// "code (planner of the grounder)", "pyautogui, smart coordinates (by model
+// name)".
 func (c Config) DialectNote() string {
 	n := c.Dialect
 	if n == "pyautogui" {
-		n += " (" + c.PyAutoGUICoords + " coordinates)"
+		n += ", " + c.PyAutoGUICoords + " coordinates"
 	}
 	switch {
 	case !c.DialectAuto:
