@@ -83,7 +83,7 @@ func (a *Agent) newRunWith(ctx context.Context, c Config, task string, h Hooks, 
 		started: a.now(),
 	}
 	r.conv = newConversation(r.hist.History(), cfg.KeepImages)
-	enc := vision.Encoder{Format: cfg.ImageFormat, JPEGQuality: cfg.ImageQuality}
+	enc := vision.Encoder{Format: cfg.ImageFormat, Quality: cfg.ImageQuality}
 	r.obs = &vision.Observer{Mapper: r.mapper, Encoder: enc}
 	r.attEnc = enc
 	r.input = &trackedInput{Input: a.Input, cursor: a.Cursor, look: a.Screen.Capture, origin: a.Display.Min}
@@ -413,7 +413,7 @@ func (r *runState) observe(full *image.RGBA) (view, error) {
 	}
 	// The Observer reuses its image; the UI gets its own copy.
 	return view{image: vision.Crop(o.Image, o.Image.Rect), data: o.Data, format: string(o.Format),
-		full: o.Full, dataURL: o.URL}, nil
+		full: o.Full, dataURL: o.DataURL()}, nil
 }
 
 // ownRects returns deskpilot's own windows on the target display, root coordinates.

@@ -116,6 +116,8 @@ func dataURL(name string, data []byte) string {
 	switch filepath.Ext(name) {
 	case ".jpg", ".jpeg":
 		mime = "image/jpeg"
+	case ".webp":
+		mime = "image/webp"
 	}
 	return "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(data)
 }

@@ -181,12 +181,12 @@ func TestSecretNeverLeaks(t *testing.T) {
 func TestOpenURLWithoutOpener(t *testing.T) {
 	traces := isolate(t)
 	t.Setenv("PATH", t.TempDir())
-	srv := llmtest.New(t, reply(`open_url("https://example.com/report")`), reply(`final_answer("ok")`))
+	srv := llmtest.New(t, reply(`open_url("https://93.184.215.14/report")`), reply(`final_answer("ok")`))
 	out, code := cli(t, "", "run", "--base-url", srv.URL, "--model", "m", "--trace-dir", traces, "--yes", "-q", "task")
 	if code != exitAnswered {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
-	if got := srv.Requests()[1].Last("user").Text(); !strings.Contains(got, "no program to open web pages (xdg-open) is installed here, so https://example.com/report was not opened") {
+	if got := srv.Requests()[1].Last("user").Text(); !strings.Contains(got, "no program to open web pages (xdg-open) is installed here, so https://93.184.215.14/report was not opened") {
 		t.Errorf("observation: %s", got)
 	}
 }
