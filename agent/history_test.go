@@ -139,3 +139,39 @@ func checkGolden(t *testing.T, name, got string) {
 		t.Errorf("request differs from %s (run go test -update after checking):\n%s", path, got)
 	}
 }
+
+// A reply a dialect cannot read gets that dialect's own format help, and an
+// unknown action the list of its actions, in the next request.
+func TestBadRepliesGetTheDialectsHelp(t *testing.T) {
+	tests := []struct {
+		dialect, bad, finish string
+		want                 []string
+	}{
+		{"uitars-1.5", "I will click the Save button now.", "Action: finished(content='x')",
+			[]string{"Your reply could not be read", "Action: click(start_box='(x,y)')"}},
+		{"doubao", "Thought: open it.\nAction: launch_rocket(point='<point>1 2</point>')", "Action: finished(content='x')",
+			[]string{"launch_rocket", "click, left_double, right_single, drag, hotkey"}},
+		{"qwen3", "Action: click it.", "<tool_call>\n{\"name\": \"computer_use\", \"arguments\": {\"action\": \"terminate\", \"status\": \"success\"}}\n</tool_call>",
+			[]string{"no <tool_call> block", `"coordinate": [x, y] (0 to 999)`}},
+		{"pyautogui", "```python\nimport os\nos.system('rm -rf /')\n```", "```DONE```",
+			[]string{"only pyautogui and time can be imported", "```DONE```"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.dialect, func(t *testing.T) {
+			r := newRig(t, config.Settings{Dialect: tt.dialect}, llmtest.Reply{Text: tt.bad}, llmtest.Reply{Text: tt.finish})
+			if fin := r.run("Do it."); fin.Outcome != agent.Answered {
+				t.Fatalf("run ended %s (%s)", fin.Outcome, fin.Error)
+			}
+			text := r.srv.Requests()[1].Messages
+			var all strings.Builder
+			for _, m := range text {
+				all.WriteString(m.Text())
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(all.String(), w) {
+					t.Errorf("the second request lacks %q:\n%s", w, r.lastUser(1))
+				}
+			}
+		})
+	}
+}
