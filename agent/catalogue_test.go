@@ -9,10 +9,11 @@ import (
 	"deskpilot/agent/script"
 )
 
-// Every builtin of the catalogue has an implementation in a fully wired run, and
-// every tool a run registers is in the catalogue: the prompt, the guard and the
-// app all read the catalogue, so the two must agree. A run with a model has every
-// builtin but the replay kind (never offered to a model); a replay has them all.
+// Every builtin of the catalogue has an implementation in a fully wired run (one
+// with a grounder: locate), and every tool a run registers is in the catalogue:
+// the prompt, the guard and the app all read the catalogue, so the two must
+// agree. A run with a model has every builtin but the replay kind (never offered
+// to a model); a replay has them all.
 func TestEveryBuiltinIsImplemented(t *testing.T) {
 	research := script.Research(script.ResearchDeps{
 		Browser: browser.New(browser.Options{}), Inspector: inspect.New(inspect.Options{}),
@@ -22,7 +23,7 @@ func TestEveryBuiltinIsImplemented(t *testing.T) {
 		replay *replayer
 	}{{"run", nil}, {"replay", &replayer{}}} {
 		t.Run(c.name, func(t *testing.T) {
-			r := &runState{a: &Agent{Tools: research}, replay: c.replay}
+			r := &runState{a: &Agent{Tools: research, Grounder: &Grounder{Name: "g"}}, replay: c.replay}
 			var got []string
 			for _, tool := range r.tools() {
 				if tool.Kind == "" {

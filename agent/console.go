@@ -6,13 +6,20 @@ import (
 	"strings"
 	"sync"
 
+	"go.starlark.net/starlark"
+
 	"deskpilot/actions"
+	"deskpilot/agent/dialect"
 	"deskpilot/agent/script"
 )
 
 // Console runs code typed by a person on the desktop, without a model: the same
 // executor, builtins, observation and trace as a run (`deskpilot console`, the app's
-// Console view). Globals persist between Exec calls. Exec calls must not overlap.
+// Console view, `deskpilot replay`). The person types deskpilot's own Starlark, so a
+// console speaks the code dialect in the configured coordinate mode, whatever dialect
+// the model is set to, with the pyautogui modules besides (a recorded pyautogui run
+// replays); with a grounder configured, click("the Save button") works there too.
+// Globals persist between Exec calls. Exec calls must not overlap.
 //
 // A replay console (NewReplay) runs a recorded run's code again: it checks the
 // screen against the recording (Step, and the checkpoint builtin of played
@@ -46,7 +53,9 @@ func (a *Agent) newConsole(ctx context.Context, task string, rp *replayer) (*Con
 	}
 	s := &Session{cancel: func() {}, gate: newGate(), done: make(chan struct{})}
 	c := &Console{}
-	r, err := a.newRun(ctx, task, Hooks{Event: c.deliver, Ask: c.ask, Confirm: c.confirm}, s, rp)
+	cfg := a.Config
+	cfg.Dialect = consoleDialect{}
+	r, err := a.newRunWith(ctx, cfg, task, Hooks{Event: c.deliver, Ask: c.ask, Confirm: c.confirm}, s, rp)
 	if err != nil {
 		return nil, err
 	}
@@ -62,6 +71,15 @@ func (a *Agent) newConsole(ctx context.Context, task string, rp *replayer) (*Con
 		r.disp.emit(v.observed(0, "The screen when the console opened."))
 	}
 	return c, nil
+}
+
+// consoleDialect is what a console speaks: deskpilot's own code, plus the
+// pyautogui dialect's modules.
+type consoleDialect struct{ dialect.Code }
+
+// Modules implements dialect.Moduler.
+func (consoleDialect) Modules(call dialect.Caller) starlark.StringDict {
+	return dialect.PyAutoGUI{}.Modules(call)
 }
 
 func (c *Console) current() Hooks {
@@ -159,13 +177,13 @@ func (c *Console) run(ctx context.Context, code string, h Hooks, check int) (Blo
 		}
 	}
 	if res.Err == nil {
-		res = r.exec.Exec(ctx, code)
+		res = r.execBlock(ctx, code)
 	}
 	res.Actions = append(pre, res.Actions...)
 	for _, x := range res.Actions {
 		r.disp.emit(ActionDone{Step: r.step, Action: x})
 	}
-	if _, err := r.observeStep(ctx, res, nil, start); err != nil {
+	if _, err := r.observeStep(ctx, res, nil, nil, start); err != nil {
 		return BlockResult{}, err
 	}
 	var out BlockResult

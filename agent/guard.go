@@ -283,7 +283,7 @@ func (r *runState) tools() []script.Tool {
 		return v, ok
 	}
 	deps := script.DesktopDeps{
-		Mapper: r.mapper, Input: r.input, Frames: r.a.Screen, Secrets: secrets, Guard: r.guard,
+		Mapper: r.mapper, Input: r.input, Frames: r.a.Screen, Secrets: secrets, Guard: r.guard, Ground: r.groundFn(),
 	}
 	if r.replay != nil {
 		deps.Retarget = r.replay.retarget

@@ -124,7 +124,52 @@ func pointerBuiltins(xy []Param) []Tool {
 			Params: append(slices.Clone(xy),
 				Param{Name: "direction", Type: "str", Default: `"down"`, Doc: `"up", "down", "left" or "right".`},
 				Param{Name: "amount", Type: "int", Default: "3", Doc: fmt.Sprintf("wheel clicks, 1 to %d (one click is about three lines of text).", MaxScroll)})},
+		{Name: "locate", Group: "mouse", Kind: KindScreen, Returns: "tuple[int, int]",
+			Doc: "Find an element on the screen as it is now and return its centre (x, y) in the screenshot's coordinates, without acting. A grounding model looks for it; when it finds none, locate fails. Offered only when a grounder is configured.",
+			Params: []Param{{Name: "description", Type: "str",
+				Doc: `the element as you would point it out to a person: its text or icon, its kind and where it is, e.g. "the Save button at the bottom of the form".`}}},
 	}
+}
+
+// MaxDescription is the longest element description, in bytes, the grounded
+// builtins take.
+const MaxDescription = 500
+
+// grounds reports whether the builtin called name takes a description of an
+// element instead of coordinates when a grounder is configured.
+func grounds(name string) bool {
+	switch name {
+	case "click", "double_click", "right_click", "move", "drag":
+		return true
+	}
+	return false
+}
+
+// groundedBuiltin returns entry t as a run with a grounder offers it: click,
+// double_click, right_click and move also take a description of an element
+// instead of x, y, and drag a description for each end; their docs show both
+// forms. Other entries come back unchanged.
+func groundedBuiltin(t Tool) Tool {
+	desc := func(name, axis string) Param {
+		return Param{Name: name, Type: "int | str",
+			Doc: axis + ` position in the screenshot's coordinates, or a description of the element, e.g. "the Save button".`}
+	}
+	none := func(name, doc string) Param {
+		return Param{Name: name, Type: "int | None", Default: "None", Doc: doc + "; left out with a description."}
+	}
+	switch t.Name {
+	case "click", "double_click", "right_click", "move":
+		t.Params = slices.Clone(t.Params)
+		t.Params[0], t.Params[1] = desc("x", "horizontal"), none("y", "vertical position")
+		t.Doc += fmt.Sprintf(` Or describe the element instead of giving x, y, e.g. %s("the Save button"): a grounding model finds it on the screen as it is now, and the observation says where it acted.`, t.Name)
+	case "drag":
+		t.Params = slices.Clone(t.Params)
+		t.Params[0] = desc("x1", "the start's horizontal")
+		t.Params[1] = Param{Name: "y1", Type: "int | str", Doc: "y where the drag starts, or a description of the element where it ends."}
+		t.Params[2], t.Params[3] = none("x2", "x where it ends"), none("y2", "y where it ends")
+		t.Doc += ` Or describe both ends, e.g. drag("the report.pdf icon", "the Trash icon"): a grounding model finds them on the screen as it is now.`
+	}
+	return t
 }
 
 func screenBuiltins(corners []Param) []Tool {
