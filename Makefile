@@ -11,10 +11,18 @@ DEB_PKGS  := gcc pkg-config xvfb openbox xdotool x11-utils x11-xserver-utils xte
              libx11-xcb-dev libxcb-xkb-dev libgl1-mesa-dev xorg-dev \
              python3 python3-tk imagemagick scrot python3-pil bc fonts-dejavu-core \
              fonts-noto-cjk xdg-utils at-spi2-core dbus-daemon dbus-x11 zenity python3-pyatspi \
-             mousepad tesseract-ocr libtesseract-dev tesseract-ocr-eng
+             mousepad tesseract-ocr libtesseract-dev tesseract-ocr-eng gcc-mingw-w64-x86-64
 export CGO_ENABLED := 1
+# VERSION is what `deskpilot --version` reports: the git description, else "dev".
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+# LDFLAGS stamps the version into the binary; point -X at wherever the version
+# variable lives (today package main).
+LDFLAGS   ?= -X main.version=$(VERSION)
+# The Windows build: cgo (robotgo) with the mingw-w64 cross compiler.
+BIN_WIN   := bin/deskpilot.exe
+WIN_ENV   := GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc
 
-.PHONY: all deps build run test test-short vet lint bench fmt clean
+.PHONY: all deps build build-windows dist run test test-short vet lint bench fmt clean
 
 all: build
 
@@ -31,14 +39,24 @@ deps:
 
 ## build: compile bin/deskpilot
 build: deps
-	$(GO) build -o $(BIN) .
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) .
+
+## build-windows: cross-compile bin/deskpilot.exe (windows/amd64, mingw-w64)
+build-windows: deps
+	$(WIN_ENV) $(GO) build -ldflags '$(LDFLAGS)' -o $(BIN_WIN) .
+
+## dist: bin/deskpilot (linux/amd64) and bin/deskpilot.exe (windows/amd64)
+dist: deps
+	GOOS=linux GOARCH=amd64 $(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) .
+	$(WIN_ENV) $(GO) build -ldflags '$(LDFLAGS)' -o $(BIN_WIN) .
 
 ## run: set up, build and open the app
 run: build
 	./$(BIN)
 
-## test: set up, lint, and run every test with the race detector on private X displays
-test: deps lint
+## test: set up, lint, build both release binaries (dist), and run every test
+## with the race detector on private X displays
+test: deps lint dist
 	$(GO) test -race -count=1 -timeout 40m $(PKGS)
 
 vet:

@@ -7,6 +7,7 @@ package agent
 
 import (
 	"deskpilot/actions"
+	"sync/atomic"
 
 	"context"
 	"errors"
@@ -44,6 +45,9 @@ type Agent struct {
 	DisplayCount int
 	// Tools are extra builtins (browser, files, apps), registered after the desktop ones.
 	Tools []script.Tool
+	// Grounder, when set, finds the elements the model describes instead of
+	// pointing at (click("the Save button"), locate); nil = coordinates only.
+	Grounder *Grounder
 	// Secrets are the values type_secret may type, by name. They never reach the
 	// model, a log or the trace.
 	Secrets map[string]string
@@ -74,6 +78,8 @@ type Agent struct {
 	NoTakeover bool
 	// Version is recorded in the trace.
 	Version string
+
+	current atomic.Pointer[runState] // the run going on, for CheckSend and NoteRead
 }
 
 // Session is one started run. Pause, Resume and Stop are safe from any goroutine.
@@ -166,7 +172,7 @@ func (a *Agent) log() *slog.Logger {
 
 // run is the whole of one run: set-up, steps, and the end.
 func (a *Agent) run(ctx context.Context, task string, h Hooks, s *Session) Finished {
-	r, err := a.newRun(ctx, task, h, s)
+	r, err := a.newRun(ctx, task, h, s, nil)
 	if err != nil {
 		fin := Finished{Outcome: Failed, Error: err.Error()}
 		if errors.Is(err, context.Canceled) {
@@ -190,8 +196,9 @@ var errStop = errors.New("stop")
 
 // observation is what one step produced for the model.
 type observation struct {
-	text   string
-	images []llm.Part
+	text     string     // "" = the screenshot alone
+	attached []llm.Part // images tools attached during the step
+	shot     llm.Part   // the screenshot after the step
 }
 
 // describeActions renders the action log for the observation.

@@ -80,32 +80,61 @@ func (g *grounding) get() []script.Mark {
 func (r *runState) groundTools(d script.DesktopDeps) []script.Tool {
 	return script.Ground(d, script.GroundDeps{
 		Text: r.a.Text, Elements: r.a.Elements, Exclude: r.ownRects,
-		Marks:  func() ([]script.Mark, bool) { return r.ground.get(), r.cfg.Marks },
+		Marks:  func() ([]script.Mark, bool) { return r.onScreen.get(), r.cfg.Marks },
 		Settle: r.screenAnswered,
 	})
 }
 
 // screenAnswered waits, before a grounding builtin reads the screen, until
 // the screen shows the app's answer to the agent's last primitive of the
-// block (clickAnswered: a change, then two equal frames; at most
-// clickAnswerTimeout): find_text right after the click that opens a menu
-// must read the menu. Without a primitive since the screen was last seen
-// it returns at once.
+// block: find_text right after the click that opens a menu must read the
+// menu. Without a primitive since the screen was last seen it returns at
+// once.
 func (r *runState) screenAnswered(ctx context.Context) error {
 	r.input.mu.Lock()
 	last := r.input.acted
 	r.input.mu.Unlock()
-	r.ground.mu.Lock()
-	seen := r.ground.seen
-	r.ground.mu.Unlock()
+	r.onScreen.mu.Lock()
+	seen := r.onScreen.seen
+	r.onScreen.mu.Unlock()
 	if !last.After(seen) {
 		return nil
 	}
-	if err := r.clickAnswered(ctx, last); err != nil {
+	if err := r.screenAnswer(ctx, last); err != nil {
 		return err
 	}
-	r.ground.saw(time.Now())
+	r.onScreen.saw(time.Now())
 	return nil
+}
+
+// screenAnswer waits until the whole screen (deskpilot's windows aside) shows
+// an answer to the primitive that ended at acted: a change from the frame
+// the step started from, then two equal frames in a row; at least keyGap
+// after acted, at most clickAnswerTimeout (an action that changes nothing
+// costs that once).
+func (r *runState) screenAnswer(ctx context.Context, acted time.Time) error {
+	before, ignore := r.frame, r.ownIgnore()
+	var prev *image.RGBA
+	changed := false
+	for {
+		f, err := r.a.Screen.Capture(ctx)
+		if err != nil {
+			return fmt.Errorf("screenshot: %w", err)
+		}
+		changed = changed || before == nil || !vision.Same(before, f, ignore)
+		since := time.Since(acted)
+		if since >= clickAnswerTimeout || (changed && since >= keyGap && prev != nil && vision.Same(prev, f, ignore)) {
+			return nil
+		}
+		prev = f
+		tm := time.NewTimer(settleInterval)
+		select {
+		case <-tm.C:
+		case <-ctx.Done():
+			tm.Stop()
+			return ctx.Err()
+		}
+	}
 }
 
 // look computes what an observation of frame adds to the screenshot: the
@@ -114,7 +143,7 @@ func (r *runState) screenAnswered(ctx context.Context) error {
 // windows (root coordinates), left out of all of it. An engine that fails
 // becomes a line of the text; the error is ctx's only.
 func (r *runState) look(ctx context.Context, frame *image.RGBA, own []image.Rectangle) ([]vision.BoxMark, string, error) {
-	r.ground.saw(time.Now()) // the frame shows every primitive so far
+	r.onScreen.saw(time.Now()) // the frame shows every primitive so far
 	c := r.cfg
 	if !c.Marks && !c.ObserveA11y && !c.ObserveOCR {
 		return nil, "", nil
@@ -144,7 +173,7 @@ func (r *runState) look(ctx context.Context, frame *image.RGBA, own []image.Rect
 	var boxes []vision.BoxMark
 	if c.Marks {
 		marks := r.marksOf(elems, windows, text, frame)
-		r.ground.set(marks)
+		r.onScreen.set(marks)
 		boxes = make([]vision.BoxMark, len(marks))
 		for i, m := range marks {
 			boxes[i] = vision.BoxMark{N: m.N, Box: m.Box}
@@ -370,4 +399,23 @@ func (r *runState) boxText(rect image.Rectangle) (string, string) {
 		center = "?"
 	}
 	return center, script.SizeText(r.mapper, rect)
+}
+
+// screenNow ends the text of a turn that comes with the screenshot.
+const screenNow = "This is the screen now:"
+
+// withLayers adds notes (the marks and layers of the observation) to a
+// turn's text, before the words that introduce the screenshot. A turn of the
+// screenshot alone (dialects trained so) stays so.
+func withLayers(text, notes string) string {
+	if notes == "" || text == "" {
+		return text
+	}
+	if rest, ok := strings.CutSuffix(text, screenNow); ok {
+		return rest + notes + screenNow
+	}
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	return text + strings.TrimSuffix(notes, "\n")
 }

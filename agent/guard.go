@@ -25,17 +25,30 @@ type trackedInput struct {
 	Input
 	cursor func() (image.Point, error)
 
-	// answered waits, before keys that follow a click, until the screen shows
-	// the app's answer to the click (see clickAnswered); nil = keyGap only.
-	answered func(ctx context.Context, clicked time.Time) error
+	// look captures the target display (frame coordinates start at origin),
+	// to see the app answer a click; nil = keyGap only.
+	look   func(ctx context.Context) (*image.RGBA, error)
+	origin image.Point
 
 	mu      sync.Mutex
 	pointer *image.Point // where the agent's last primitive left the pointer
 	last    time.Time    // when the agent's last primitive ended
 	clicked time.Time    // when the last click ended
-	pending bool         // a click no keys have followed yet
+	pending *click       // a click no keys have followed yet
 	acted   time.Time    // when the agent's last primitive ended (not a settle)
 }
+
+// click is a click keys may follow.
+type click struct {
+	at     image.Point // where the button went down (a drag: where it went up), root coordinates
+	before *image.RGBA // the screen around at just before the click; nil = unknown
+	ended  time.Time
+}
+
+// clickArea is the part of the screen around a click watched for the app's
+// answer: a caret, a highlight, a pressed button show there, while a caret
+// blinking elsewhere does not count.
+var clickArea = image.Rect(-160, -60, 160, 60)
 
 // keyGap is the least time between a click and the keys that follow it. Toolkits
 // handle a click's focus change after the events already queued: keys sent at once
@@ -44,14 +57,14 @@ type trackedInput struct {
 const keyGap = 80 * time.Millisecond
 
 // beforeKeys lets the app answer the last click before keys follow it: at least
-// keyGap, and, when the click changed the screen, until the screen is still.
+// keyGap, and, when the click changed the screen around it, until that is still.
 func (t *trackedInput) beforeKeys(ctx context.Context) error {
 	t.mu.Lock()
 	clicked, pending := t.clicked, t.pending
-	t.pending = false
+	t.pending = nil
 	t.mu.Unlock()
-	if pending && t.answered != nil {
-		return t.answered(ctx, clicked)
+	if pending != nil && pending.before != nil {
+		return t.clickAnswered(ctx, *pending)
 	}
 	wait := keyGap - time.Since(clicked)
 	if wait <= 0 {
@@ -67,16 +80,33 @@ func (t *trackedInput) beforeKeys(ctx context.Context) error {
 	}
 }
 
-// pointerDone records the end of a pointer primitive; click says it pressed a
-// button (a click or a drag), which may move the keyboard focus.
-func (t *trackedInput) pointerDone(click bool) {
+// pointerDone records the end of a pointer primitive; c is the click it made
+// (a click or a drag, which may move the keyboard focus), or nil.
+func (t *trackedInput) pointerDone(c *click) {
 	t.settle()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.acted = time.Now()
-	if click {
-		t.clicked, t.pending = t.acted, true
+	if c != nil {
+		c.ended = t.acted
+		t.clicked, t.pending = c.ended, c
 	}
+}
+
+// beforeClick notes the screen around p (root coordinates) before a click.
+func (t *trackedInput) beforeClick(ctx context.Context, p actions.Point) *click {
+	c := &click{at: image.Pt(p.X, p.Y)}
+	if t.look != nil {
+		if f, err := t.look(ctx); err == nil {
+			c.before = vision.Crop(f, t.area(f, c.at))
+		}
+	}
+	return c
+}
+
+// area is clickArea around at, in the coordinates of frame f.
+func (t *trackedInput) area(f *image.RGBA, at image.Point) image.Rectangle {
+	return clickArea.Add(at.Sub(t.origin)).Add(f.Rect.Min).Intersect(f.Rect)
 }
 
 // settle records the state after one of the agent's own primitives, reading where
@@ -102,22 +132,24 @@ func (t *trackedInput) keysDone() {
 }
 
 func (t *trackedInput) Move(ctx context.Context, p actions.Point) error {
-	defer t.pointerDone(false)
+	defer t.pointerDone(nil)
 	return t.Input.Move(ctx, p)
 }
 
 func (t *trackedInput) Click(ctx context.Context, p actions.Point, b actions.Button, n int) error {
-	defer t.pointerDone(true)
+	c := t.beforeClick(ctx, p)
+	defer t.pointerDone(c)
 	return t.Input.Click(ctx, p, b, n)
 }
 
 func (t *trackedInput) Drag(ctx context.Context, from, to actions.Point) error {
-	defer t.pointerDone(true)
+	c := t.beforeClick(ctx, to)
+	defer t.pointerDone(c)
 	return t.Input.Drag(ctx, from, to)
 }
 
 func (t *trackedInput) Scroll(ctx context.Context, p actions.Point, d actions.Direction, amount int) error {
-	defer t.pointerDone(false)
+	defer t.pointerDone(nil)
 	return t.Input.Scroll(ctx, p, d, amount)
 }
 
@@ -146,34 +178,35 @@ func (t *trackedInput) Type(ctx context.Context, text string) error {
 }
 
 // clickAnswerTimeout bounds how long keys wait for the screen to answer a click.
-// An app that shows nothing for a click (a field already focused) costs this much
-// once, when keys follow the click in the same block.
+// A click that shows nothing where it landed (a field already focused) costs
+// this much once, when keys follow it in the same block.
 const clickAnswerTimeout = time.Second
 
-// clickAnswered waits until the screen shows an app's answer to the click that
-// ended at clicked: some change since the frame the step started from, then two
-// equal frames in a row; at least keyGap after the click, at most
-// clickAnswerTimeout. Toolkits move the keyboard focus only once they handle the
-// click, and a busy app (a loaded machine) handles it late: keys sent after a
-// fixed gap then land in the widget that had the focus before (seen with Tk
-// under load, where 80 ms was not enough). The focus change shows (a caret, a
-// highlight), so the screen tells when the app has caught up.
-func (r *runState) clickAnswered(ctx context.Context, clicked time.Time) error {
-	before := r.frame
-	ignore := r.ownIgnore()
+// clickAnswered waits until the screen around a click shows the app's answer
+// to it: a change from just before the click, then two equal frames in a row;
+// at least keyGap after the click, at most clickAnswerTimeout. Toolkits move
+// the keyboard focus only once they handle the click, and a busy app (a loaded
+// machine) handles it late: keys sent after a fixed gap then land in the widget
+// that had the focus before (seen with Tk under load, where 80 ms was not
+// enough). The focus change shows where the click landed (a caret, a
+// highlight), so the screen tells when the app has caught up. Only the area
+// around the click is watched: a caret blinking in the field the focus left
+// would look like an answer.
+func (t *trackedInput) clickAnswered(ctx context.Context, c click) error {
 	var prev *image.RGBA
 	changed := false
 	for {
-		f, err := r.a.Screen.Capture(ctx)
+		f, err := t.look(ctx)
 		if err != nil {
 			return err
 		}
-		changed = changed || before == nil || !vision.Same(before, f, ignore)
-		since := time.Since(clicked)
-		if since >= clickAnswerTimeout || (changed && since >= keyGap && prev != nil && vision.Same(prev, f, ignore)) {
+		now := vision.Crop(f, t.area(f, c.at))
+		changed = changed || !vision.Same(c.before, now, nil)
+		since := time.Since(c.ended)
+		if since >= clickAnswerTimeout || (changed && since >= keyGap && prev != nil && vision.Same(prev, now, nil)) {
 			return nil
 		}
-		prev = f
+		prev = now
 		tm := time.NewTimer(settleInterval)
 		select {
 		case <-tm.C:
@@ -244,14 +277,23 @@ func (r *runState) guard(ctx context.Context, g script.Guarded) error {
 	return nil
 }
 
-// tools assembles the builtins of a run: desktop, control, then the extras.
+// tools assembles the builtins of a run: desktop, control, (in a replay)
+// checkpoint, then the extras.
 func (r *runState) tools() []script.Tool {
 	secrets := func(name string) (string, bool) {
 		v, ok := r.a.Secrets[name]
 		return v, ok
 	}
-	dd := script.DesktopDeps{Mapper: r.mapper, Input: r.input, Frames: r.a.Screen, Secrets: secrets, Guard: r.guard}
-	ts := append(script.Desktop(dd), r.groundTools(dd)...)
+	deps := script.DesktopDeps{
+		Mapper: r.mapper, Input: r.input, Frames: r.a.Screen, Secrets: secrets, Guard: r.guard, Ground: r.groundFn(),
+	}
+	if r.replay != nil {
+		deps.Retarget = r.replay.retarget
+	}
+	ts := append(script.Desktop(deps), r.groundTools(deps)...)
 	ts = append(ts, r.controlTools()...)
+	if r.replay != nil {
+		ts = append(ts, script.Builtin("checkpoint", r.checkpointTool))
+	}
 	return append(ts, r.a.Tools...)
 }

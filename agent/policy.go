@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -8,6 +9,8 @@ import (
 	"strings"
 
 	"deskpilot/actions"
+	"deskpilot/actions/inspect"
+	"deskpilot/agent/script"
 )
 
 // Policy is the safety policy of a run: which actions the person approves, and
@@ -18,8 +21,12 @@ import (
 // closing key combos and allows every domain and program.
 type Policy struct {
 	// Confirm lists the confirmation entries (script.RiskLaunch, RiskOpenURL,
-	// RiskCloseCombos) the person approves; nil = all three, empty = none.
-	Confirm      []string
+	// RiskCloseCombos, RiskSendAfterRead) the person approves; nil = all,
+	// empty = none.
+	Confirm []string
+	// AllowPrivate lets open_url and the browser reach private and loopback
+	// addresses.
+	AllowPrivate bool
 	AllowDomains []string // when set, only these domains are reached
 	DenyDomains  []string // domains never reached
 	DenyApps     []string // programs launch refuses
@@ -165,6 +172,61 @@ func domainMatch(host, pattern string) bool {
 		return false
 	}
 	return host == d || strings.HasSuffix(host, "."+d)
+}
+
+// CheckSend is asked before data leaves for u (every page the text browser
+// visits, each redirect hop, a web search, open_url): the domain policy, then,
+// once a run has read a file under the home folder, the person's approval for
+// every domain the run has not reached before. Safe from any goroutine.
+func (a *Agent) CheckSend(ctx context.Context, u *url.URL) error {
+	r := a.current.Load()
+	var policy Policy
+	if r != nil {
+		policy = r.cfg.Policy
+	} else {
+		policy = a.Config.Policy
+	}
+	if err := policy.CheckURL(u); err != nil {
+		return err
+	}
+	if r == nil {
+		return nil
+	}
+	return r.checkSend(ctx, u)
+}
+
+// NoteRead records that the run read a file, for CheckSend. Safe from any
+// goroutine.
+func (a *Agent) NoteRead(res inspect.Result) {
+	if r := a.current.Load(); r != nil && res.UnderHome {
+		r.readHome.Store(true)
+	}
+}
+
+// checkSend asks before data leaves for a new domain after a home file was read.
+func (r *runState) checkSend(ctx context.Context, u *url.URL) error {
+	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
+	r.sentMu.Lock()
+	known := r.sentTo[host]
+	r.sentMu.Unlock()
+	if known || !r.readHome.Load() || !r.cfg.Policy.asks(script.RiskSendAfterRead) {
+		r.noteSent(host)
+		return nil
+	}
+	if err := r.confirm(ctx, fmt.Sprintf("sending data to %s after reading files in your home folder (%s)", host, u.Redacted())); err != nil {
+		return err
+	}
+	r.noteSent(host)
+	return nil
+}
+
+func (r *runState) noteSent(host string) {
+	r.sentMu.Lock()
+	defer r.sentMu.Unlock()
+	if r.sentTo == nil {
+		r.sentTo = map[string]bool{}
+	}
+	r.sentTo[host] = true
 }
 
 // closingCombos are the key combos that close windows or end the session

@@ -11,6 +11,7 @@ import (
 	"go.starlark.net/starlark"
 
 	"deskpilot/actions"
+	"deskpilot/actions/browser"
 	"deskpilot/agent/script"
 )
 
@@ -139,6 +140,15 @@ func (r *runState) openURL(c *script.Call, args starlark.Tuple, kwargs []starlar
 		return nil, fmt.Errorf("open_url: %q is not an http or https address", raw)
 	}
 	if err := r.cfg.Policy.CheckURL(u); err != nil {
+		return nil, err
+	}
+	if err := browser.CheckURL(c.Ctx, u, r.cfg.Policy.AllowPrivate); err != nil {
+		return nil, fmt.Errorf("open_url: %w", err)
+	}
+	resume := c.Untimed()
+	err = r.checkSend(c.Ctx, u)
+	resume()
+	if err != nil {
 		return nil, err
 	}
 	err = r.startProgram(c, "open_url("+u.String()+")", "opened (pid %d)", "xdg-open", u.String())

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package eval owns deskpilot's evaluation harness: it loads suites of tasks,
 // runs each task on a fresh private X display through a Runner (the agent, wired
 // by the caller), checks the result, and records everything in a results folder.

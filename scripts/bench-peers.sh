@@ -1,10 +1,22 @@
 #!/usr/bin/env bash
 # Measures deskpilot against the peer pipelines in one run, on one busy private
-# 1920x1080 desktop: the observation (capture -> 1366x768 PNG -> base64) against
-# scrot + ImageMagick + base64 (Anthropic's reference tool) and Pillow, and a click
-# against xdotool. Prints medians in milliseconds and the ratios.
+# 1920x1080 desktop whose content changes all the time (an xterm scrolls text
+# 25 lines a second, on top of ../shared/bench/desktop.sh's three full xterms): the
+# observation (capture -> 1366x768 PNG -> base64) against scrot + ImageMagick +
+# base64 (Anthropic's reference tool) and Pillow, and a click against xdotool.
+# Every observation pipeline runs while the screen changes, so none of them can
+# profit from an unchanged frame; deskpilot's observe_ms moreover compresses every
+# PNG band again each time. Then the scrolling is paused and deskpilot's
+# observe_static_ms (unchanged bands reused) is measured on the still screen, and
+# printed on its own line: it is not comparable with the peers.
 #
-# usage: scripts/bench-peers.sh [RUNS]   (PEER_BENCH_DIR defaults to ../shared/bench)
+# The pipelines take turns in rounds of 5 runs each, so a burst of load from other
+# jobs on the machine hits all of them alike. Prints the median over all rounds of
+# each round's median, in milliseconds, and the ratios; the machine's load is printed
+# too.
+#
+# usage: scripts/bench-peers.sh [RUNS]   (RUNS rounded up to a multiple of 5;
+#                                          PEER_BENCH_DIR defaults to ../shared/bench)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-30}
@@ -19,6 +31,32 @@ export DISPLAY=:$num DISPLAY_NUM=$num
 pids=$(bash "$peers/desktop.sh" | awk '{print $2}')
 trap 'kill $pids 2>/dev/null || true' EXIT
 
+# The changing part: an xterm across the middle of the screen printing a line
+# every 40 ms: nearly every capture differs from the one before, without keeping
+# the X server (which serves every pipeline's captures) busier than that needs.
+xterm -geometry 160x30+300+250 -e python3 -c '
+import itertools, time
+words = "the quick brown fox jumps over the lazy dog 0123456789 ".split()
+for i in itertools.count():
+    print(i, time.time(), " ".join(words[(i + k) % len(words)] for k in range(24)), flush=True)
+    time.sleep(0.04)
+' >/dev/null 2>&1 &
+scroller=$!
+pids="$pids $scroller"
+sleep 1.5
+printer=$(pgrep -P "$scroller" python3 || true)
+
+same_twice() { # are two captures 100 ms apart identical?
+  local a b
+  a=$(import -window root rgb:- 2>/dev/null | md5sum); sleep 0.1
+  b=$(import -window root rgb:- 2>/dev/null | md5sum)
+  [ "$a" = "$b" ]
+}
+if same_twice; then
+  echo "bench-peers: the screen does not change; the scrolling xterm did not start" >&2
+  exit 1
+fi
+
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 # time_cmd N CMD...: median wall milliseconds of N runs of a whole process.
 time_cmd() {
@@ -29,18 +67,47 @@ time_cmd() {
     echo $(( (t1 - t0) / 1000 ))
   done | median | awk '{printf "%.2f", $1/1000}'
 }
+field() { python3 -c 'import json,sys; print(json.load(sys.stdin)[sys.argv[1]]["median"])' "$1"; }
 
-ours=$("$bin" bench --json -n "$runs" --x-display "$DISPLAY")
-observe=$(echo "$ours" | python3 -c 'import json,sys; print(json.load(sys.stdin)["observe_ms"]["median"])')
-click=$(echo "$ours" | python3 -c 'import json,sys; print(json.load(sys.stdin)["click_ms"]["median"])')
-capture=$(echo "$ours" | python3 -c 'import json,sys; print(json.load(sys.stdin)["capture_ms"]["median"])')
-scrot=$(time_cmd "$runs" bash "$peers/anthropic_pipeline.sh")
-pil=$(/usr/bin/python3 "$peers/pil_pipeline.py" "$runs" | sed -n 's/.*median=\([0-9.]*\).*/\1/p')
-xdo=$(time_cmd "$runs" bash "$peers/xdotool_click.sh")
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+per=5
+rounds=$(( (runs + per - 1) / per ))
+declare -A got
+for _ in $(seq "$rounds"); do
+  ours=$("$bin" bench --json -n "$per" --x-display "$DISPLAY")
+  for k in capture_ms observe_ms click_ms settle_ms; do
+    got[$k]+="$(echo "$ours" | field $k) "
+  done
+  got[scrot]+="$(time_cmd "$per" bash "$peers/anthropic_pipeline.sh") "
+  got[pil]+="$(/usr/bin/python3 "$peers/pil_pipeline.py" "$per" | sed -n 's/.*median=\([0-9.]*\).*/\1/p') "
+  got[xdo]+="$(time_cmd "$per" bash "$peers/xdotool_click.sh") "
+done
+mid() { echo "${got[$1]}" | tr ' ' '\n' | grep . | median; }
+capture=$(mid capture_ms); observe=$(mid observe_ms); click=$(mid click_ms); settle=$(mid settle_ms)
+scrot=$(mid scrot); pil=$(mid pil); xdo=$(mid xdo)
 
-printf 'deskpilot capture 1920x1080        %8.2f ms\n' "$capture"
-printf 'deskpilot observe (to data URL)    %8.2f ms\n' "$observe"
-printf 'scrot+ImageMagick+base64           %8.2f ms   ratio %.1fx\n' "$scrot" "$(echo "$scrot / $observe" | bc -l)"
-printf 'Pillow grab+resize+PNG+base64      %8.2f ms   ratio %.1fx\n' "$pil" "$(echo "$pil / $observe" | bc -l)"
-printf 'deskpilot click                    %8.2f ms\n' "$click"
-printf 'xdotool mousemove --sync + click   %8.2f ms   ratio %.1fx\n' "$xdo" "$(echo "$xdo / $click" | bc -l)"
+# The still screen: pause the printer, check, measure deskpilot alone.
+static=""
+if [ -n "$printer" ] && kill -STOP "$printer"; then
+  sleep 0.5
+  if same_twice; then
+    static=$("$bin" bench --json -n "$(( rounds * per ))" --x-display "$DISPLAY" | field observe_static_ms)
+  fi
+  kill -CONT "$printer" || true
+fi
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+
+ratio() { echo "$1 / $2" | bc -l; }
+echo "changing 1920x1080 screen, median of $rounds rounds of $per runs; load average before: $load_before, after: $load_after"
+printf 'deskpilot capture 1920x1080            %8.2f ms\n' "$capture"
+printf 'deskpilot observe_ms (to data URL)     %8.2f ms\n' "$observe"
+printf 'scrot+ImageMagick+base64               %8.2f ms   ratio %.1fx\n' "$scrot" "$(ratio "$scrot" "$observe")"
+printf 'Pillow grab+resize+PNG+base64          %8.2f ms   ratio %.1fx\n' "$pil" "$(ratio "$pil" "$observe")"
+printf 'deskpilot click                        %8.2f ms\n' "$click"
+printf 'xdotool mousemove --sync + click       %8.2f ms   ratio %.1fx\n' "$xdo" "$(ratio "$xdo" "$click")"
+printf 'deskpilot settle after a click         %8.2f ms   (15 ms interval, patience 1, as the agent)\n' "$settle"
+if [ -n "$static" ]; then
+  printf 'still screen: deskpilot observe_static_ms %8.2f ms   (unchanged PNG bands reused; not comparable)\n' "$static"
+else
+  echo "still screen: not measured (the screen did not stop changing)"
+fi

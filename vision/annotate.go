@@ -90,6 +90,40 @@ func Annotate(dst *image.RGBA, cursor *image.Point, marks []Mark) {
 	}
 }
 
+// annotationBounds returns rectangles, in dst's coordinates, that cover every
+// pixel Annotate(dst, cursor, marks) may change (a little more, never less).
+// The Observer uses them to know which rows of its reused image hold
+// drawings rather than scaled pixels.
+func annotationBounds(dst image.Rectangle, cursor *image.Point, marks []Mark) []image.Rectangle {
+	var out []image.Rectangle
+	add := func(r image.Rectangle) {
+		if r = r.Intersect(dst); !r.Empty() {
+			out = append(out, r)
+		}
+	}
+	around := func(p image.Point, d int) image.Rectangle {
+		return image.Rect(p.X-d, p.Y-d, p.X+d+1, p.Y+d+1)
+	}
+	for _, m := range marks {
+		switch m.Kind {
+		case MarkDrag:
+			// Line width 4 and arrowheads 12 px long around the segment, a dot
+			// of radius 4 at the start.
+			add(around(m.At, 14).Union(around(m.To, 14)))
+			add(labelBox(dst, m.To.Add(image.Pt(8, 8)), m.Label))
+		case MarkLabel:
+			add(labelBox(dst, m.At, m.Label))
+		default:
+			add(around(m.At, 17)) // ring of radius 10 and crosshair arms to 15, 2 px wide
+			add(labelBox(dst, m.At.Add(image.Pt(16, 8)), m.Label))
+		}
+	}
+	if cursor != nil {
+		add(image.Rect(cursor.X, cursor.Y, cursor.X+12, cursor.Y+18))
+	}
+	return out
+}
+
 func drawCursor(dst *image.RGBA, at image.Point) {
 	for y, row := range strings.Split(cursorShape, "\n") {
 		for x, c := range row {
@@ -140,13 +174,31 @@ func drawArrow(dst *image.RGBA, a, b image.Point) {
 // drawLabel draws text in a dark box whose top-left corner is at, moved
 // inside dst when it would stick out.
 func drawLabel(dst *image.RGBA, at image.Point, text string) {
-	if text == "" {
+	box := labelBox(dst.Rect, at, text)
+	if box.Empty() {
 		return
+	}
+	face := basicfont.Face7x13
+	draw.Draw(dst, box, image.NewUniform(rgb(labelBgRGB)), image.Point{}, draw.Src)
+	d := font.Drawer{
+		Dst:  dst,
+		Src:  image.NewUniform(rgb(labelFgRGB)),
+		Face: face,
+		Dot:  fixed.P(box.Min.X+3, box.Min.Y+2+face.Ascent),
+	}
+	d.DrawString(text)
+}
+
+// labelBox is the box drawLabel fills on an image with bounds b: its
+// top-left corner at at, moved inside b when it would stick out; empty for
+// no text.
+func labelBox(b image.Rectangle, at image.Point, text string) image.Rectangle {
+	if text == "" {
+		return image.Rectangle{}
 	}
 	face := basicfont.Face7x13
 	w := font.MeasureString(face, text).Ceil()
 	box := image.Rect(0, 0, w+6, face.Height+4).Add(at)
-	b := dst.Rect
 	if box.Max.X > b.Max.X {
 		box = box.Sub(image.Pt(box.Max.X-b.Max.X, 0))
 	}
@@ -159,14 +211,7 @@ func drawLabel(dst *image.RGBA, at image.Point, text string) {
 	if box.Min.Y < b.Min.Y {
 		box = box.Add(image.Pt(0, b.Min.Y-box.Min.Y))
 	}
-	draw.Draw(dst, box, image.NewUniform(rgb(labelBgRGB)), image.Point{}, draw.Src)
-	d := font.Drawer{
-		Dst:  dst,
-		Src:  image.NewUniform(rgb(labelFgRGB)),
-		Face: face,
-		Dot:  fixed.P(box.Min.X+3, box.Min.Y+2+face.Ascent),
-	}
-	d.DrawString(text)
+	return box
 }
 
 // MaskRects paints each rectangle (in dst's coordinates, clipped to dst)

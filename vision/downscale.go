@@ -1,10 +1,12 @@
 package vision
 
 import (
+	"bytes"
 	"encoding/binary"
 	"image"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // Downscale returns src resized to size with an area-average (box) filter:
@@ -20,9 +22,11 @@ import (
 // flat areas stay exactly flat. Channels are averaged as stored
 // (premultiplied), which is the correct way to average RGBA.
 //
-// A size larger than src also works (each output pixel then blends at most
-// two source pixels per axis), but the filter is meant for shrinking. A size
-// equal to src's copies it. A non-positive side gives an empty image.
+// Each axis is scaled on its own, so a size larger than src on one or both
+// axes also works (an output pixel then blends at most two source pixels
+// per axis: the slight enlargement a model family may ask for, such as
+// 1366x768 -> 1372x784). A size equal to src's copies it. A non-positive
+// side gives an empty image.
 func Downscale(src *image.RGBA, size image.Point) *image.RGBA {
 	dst := image.NewRGBA(image.Rectangle{Max: image.Pt(max(size.X, 0), max(size.Y, 0))})
 	DownscaleInto(dst, src)
@@ -93,10 +97,37 @@ func newTaps(src, dst, bits int) taps {
 // scaler caches the weights and row buffers of one (source size,
 // destination size) pair, so repeated frames allocate nothing. Not safe for
 // concurrent use.
+//
+// With reuse set (the Observer sets it), the scaler keeps the previous
+// source image (a reference, not a copy) and leaves a chunk of destination
+// rows alone when the source rows it is made of equal the previous image's
+// and nothing was drawn over it since (spoil): between two agent steps most
+// of the screen is unchanged. A changed row costs little to find, since the
+// comparison stops at its first differing byte. This relies on frames not
+// being modified once scaled (captures never are); the same image passed
+// twice is scaled again in full, since its previous pixels are gone. The
+// caller must pass the same dst every time.
 type scaler struct {
 	src, dst image.Point
 	x, y     taps
 	rows     [][]uint64 // one scratch row of lanes per worker, a pixel per entry
+
+	reuse  bool
+	last   *image.RGBA  // the dst of the previous call
+	prev   *image.RGBA  // the src of the previous call
+	valid  []bool       // per chunk: dst holds the scale of prev's rows
+	scaled atomic.Int32 // chunks scaled by the last call (the others were reused)
+}
+
+// forget makes the next scale compute every chunk again.
+func (s *scaler) forget() { clear(s.valid) }
+
+// spoil marks destination rows [y0, y1) as drawn over, so the next scale
+// computes them again.
+func (s *scaler) spoil(y0, y1 int) {
+	for c := max(y0, 0) / scaleChunk; c < len(s.valid) && c*scaleChunk < y1; c++ {
+		s.valid[c] = false
+	}
 }
 
 func (s *scaler) scale(dst, src *image.RGBA) {
@@ -111,24 +142,66 @@ func (s *scaler) scale(dst, src *image.RGBA) {
 		}
 		return
 	}
+	chunks := (ds.Y + scaleChunk - 1) / scaleChunk
 	if s.src != ss || s.dst != ds {
 		s.src, s.dst = ss, ds
 		s.x, s.y = newTaps(ss.X, ds.X, wBits), newTaps(ss.Y, ds.Y, wBits)
+		s.valid = make([]bool, chunks)
 	}
-	workers := min(runtime.GOMAXPROCS(0), max(ds.Y/16, 1))
+	prev := s.prev
+	if s.last != dst || prev == src || !s.reuse {
+		prev = nil
+	}
+	s.last, s.prev = dst, nil
+	if s.reuse {
+		s.prev = src
+	}
+	s.scaled.Store(0)
+	workers := min(runtime.GOMAXPROCS(0), max(ds.Y/scaleChunk, 1))
 	for len(s.rows) < workers {
 		s.rows = append(s.rows, nil)
 	}
+	// Chunks of rows are handed out one at a time, so a worker that the
+	// scheduler holds back (other processes share the cores) delays little.
+	var next atomic.Int32
 	var wg sync.WaitGroup
 	for k := range workers {
 		if len(s.rows[k]) < ss.X {
 			s.rows[k] = make([]uint64, ss.X)
 		}
-		y0, y1 := ds.Y*k/workers, ds.Y*(k+1)/workers
 		acc := s.rows[k][:ss.X]
-		wg.Go(func() { s.band(dst, src, acc, y0, y1) })
+		wg.Go(func() {
+			for c := int(next.Add(1)) - 1; c < chunks; c = int(next.Add(1)) - 1 {
+				y0, y1 := c*scaleChunk, min((c+1)*scaleChunk, ds.Y)
+				if s.reuse {
+					if prev != nil && s.valid[c] && s.same(prev, src, y0, y1) {
+						continue
+					}
+					s.valid[c] = true
+				}
+				s.band(dst, src, acc, y0, y1)
+				s.scaled.Add(1)
+			}
+		})
 	}
 	wg.Wait()
+}
+
+// scaleChunk is the number of destination rows a worker scales at a time.
+const scaleChunk = 16
+
+// same reports whether the source rows that destination rows [y0, y1) are
+// made of are equal in a and b.
+func (s *scaler) same(a, b *image.RGBA, y0, y1 int) bool {
+	width := 4 * s.src.X
+	for y := s.y.first[y0]; y < s.y.first[y1-1]+s.y.n; y++ {
+		ra := a.Pix[a.PixOffset(a.Rect.Min.X, a.Rect.Min.Y+y):][:width]
+		rb := b.Pix[b.PixOffset(b.Rect.Min.X, b.Rect.Min.Y+y):][:width]
+		if !bytes.Equal(ra, rb) {
+			return false
+		}
+	}
+	return true
 }
 
 const (

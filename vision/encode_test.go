@@ -5,7 +5,7 @@ import (
 	"compress/zlib"
 	"encoding/base64"
 	"encoding/binary"
-	"hash/adler32"
+	adler "hash/adler32"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -162,7 +162,7 @@ func TestEncodeJPEG(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	m := opaqueRandom(r, 64, 48)
 	for _, q := range []int{0, 30, 100} {
-		e := Encoder{Format: FormatJPEG, JPEGQuality: q}
+		e := Encoder{Format: FormatJPEG, Quality: q}
 		data, err := e.Encode(m)
 		if err != nil {
 			t.Fatalf("quality %d: %v", q, err)
@@ -172,7 +172,7 @@ func TestEncodeJPEG(t *testing.T) {
 			t.Fatalf("quality %d: decode = %v, %v", q, got.Bounds(), err)
 		}
 	}
-	if _, err := (&Encoder{Format: FormatJPEG, JPEGQuality: 101}).Encode(m); err == nil {
+	if _, err := (&Encoder{Format: FormatJPEG, Quality: 101}).Encode(m); err == nil {
 		t.Error("quality 101 accepted")
 	}
 }
@@ -191,15 +191,15 @@ func TestAdler32Combine(t *testing.T) {
 	}
 	for _, cut := range []int{0, 1, 5551, 65521, 65522, 100000, len(data)} {
 		a, b := data[:cut], data[cut:]
-		got := adler32Combine(adler32.Checksum(a), adler32.Checksum(b), len(b))
-		if want := adler32.Checksum(data); got != want {
+		got := adler32Combine(adler.Checksum(a), adler.Checksum(b), len(b))
+		if want := adler.Checksum(data); got != want {
 			t.Errorf("cut at %d: combined %08x, want %08x", cut, got, want)
 		}
 	}
 }
 
 func TestDataURL(t *testing.T) {
-	data := []byte("\x89PNG fake bytes")
+	data := []byte("\x89PNG fake bytes, long enough to cross a base64 chunk: " + strings.Repeat("x", 5000))
 	tests := []struct {
 		f      Format
 		prefix string
@@ -207,27 +207,47 @@ func TestDataURL(t *testing.T) {
 		{FormatPNG, "data:image/png;base64,"},
 		{"", "data:image/png;base64,"},
 		{FormatJPEG, "data:image/jpeg;base64,"},
+		{FormatWebP, "data:image/webp;base64,"},
 	}
 	for _, tt := range tests {
-		u := DataURL(tt.f, data)
-		rest, ok := strings.CutPrefix(u, tt.prefix)
-		if !ok {
-			t.Fatalf("DataURL(%q) = %q, want prefix %q", tt.f, u, tt.prefix)
-		}
-		if got, err := base64.StdEncoding.DecodeString(rest); err != nil || !bytes.Equal(got, data) {
-			t.Errorf("payload decodes to %q, %v", got, err)
-		}
+		t.Run(string(tt.f), func(t *testing.T) {
+			u := DataURL(tt.f, data)
+			if len(u) != DataURLLen(tt.f, len(data)) {
+				t.Errorf("len %d, DataURLLen says %d", len(u), DataURLLen(tt.f, len(data)))
+			}
+			rest, ok := strings.CutPrefix(u, tt.prefix)
+			if !ok {
+				t.Fatalf("DataURL(%q) = %.40q, want prefix %q", tt.f, u, tt.prefix)
+			}
+			if got, err := base64.StdEncoding.DecodeString(rest); err != nil || !bytes.Equal(got, data) {
+				t.Errorf("payload decodes to %.40q, %v", got, err)
+			}
+			body := AppendDataURL([]byte(`{"url":"`), tt.f, data)
+			if want := `{"url":"` + u; string(body) != want {
+				t.Errorf("AppendDataURL differs from DataURL")
+			}
+		})
 	}
 }
 
 func TestParseFormat(t *testing.T) {
-	for in, want := range map[string]Format{"": FormatPNG, "PNG": FormatPNG, "jpg": FormatJPEG, " jpeg": FormatJPEG} {
+	for in, want := range map[string]Format{"": FormatPNG, "PNG": FormatPNG, "jpg": FormatJPEG, " jpeg": FormatJPEG, "WebP": FormatWebP} {
 		if got, err := ParseFormat(in); err != nil || got != want {
 			t.Errorf("ParseFormat(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	if _, err := ParseFormat("webp"); err == nil {
-		t.Error(`ParseFormat("webp") succeeded`)
+	for _, bad := range []string{"gif", "avif", "png8", "image/png"} {
+		if _, err := ParseFormat(bad); err == nil {
+			t.Errorf("ParseFormat(%q) succeeded", bad)
+		}
+	}
+	for f, want := range map[Format][2]string{
+		FormatPNG: {"image/png", "png"}, "": {"image/png", "png"}, "bmp": {"image/png", "png"},
+		FormatJPEG: {"image/jpeg", "jpeg"}, FormatWebP: {"image/webp", "webp"},
+	} {
+		if got := [2]string{f.MIME(), f.Ext()}; got != want {
+			t.Errorf("%q: MIME, Ext = %q, want %q", f, got, want)
+		}
 	}
 }
 
@@ -274,3 +294,22 @@ func TestEncodeReusesUnchangedBands(t *testing.T) {
 		}
 	})
 }
+
+func TestAdler32(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	data := make([]byte, 3<<20)
+	for i := range data {
+		data[i] = byte(r.IntN(256))
+	}
+	ff := bytes.Repeat([]byte{0xFF}, 3<<20) // the largest sums
+	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 4099, 5552, 5553, 65521, 196752, 1 << 20, 1<<20 + 3, 3 << 20} {
+		for _, in := range [][]byte{data[:n], ff[:n], data[len(data)-n:]} {
+			if got, want := adlerSum(in), adler32std(in); got != want {
+				t.Errorf("%d bytes: %08x, want %08x", n, got, want)
+			}
+		}
+	}
+}
+
+// adler32std is hash/adler32's checksum, the reference.
+func adler32std(p []byte) uint32 { return adler.Checksum(p) }

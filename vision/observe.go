@@ -24,35 +24,56 @@ type Overlay struct {
 }
 
 // Observation is one frame made ready for the model.
+//
+// It holds the encoded image once, as Data. The data URL a request needs is
+// built from it when the request is written (DataURL, AppendDataURL), so a
+// caller that keeps past screenshots in a conversation keeps their bytes
+// only: a kept data URL string would cost a third more than the bytes, and
+// keeping both would more than double it.
 type Observation struct {
 	// Full is the full-resolution frame with Overlay.Mask painted out; keep
 	// it for the trace and zoom. It is the frame passed to Observe when no
 	// mask touches it, else a masked copy: Observe never writes to its input,
 	// so the frame can still serve as Settle's "before".
 	Full *image.RGBA
-	// Image is what the model sees: Full downscaled to Mapper.Image, with
-	// the cursor and marks drawn. It is Observer's buffer: the next Observe
+	// Image is what the model sees: Full scaled to Mapper.Image, with the
+	// cursor and marks drawn. It is Observer's buffer: the next Observe
 	// overwrites it, so Clone (or Crop) it to keep it longer.
 	Image *image.RGBA
-	// URL is Image encoded as a data URL ("data:image/png;base64,...").
-	URL string
-	// Data is Image encoded (the bytes behind URL); the caller's to keep.
+	// Data is Image encoded in Format; the caller's to keep.
 	Data []byte
-	// Format is the encoding of URL.
+	// Format is the encoding of Data.
 	Format Format
-	// Size is the encoded image's length in bytes (before base64).
+	// Size is len(Data), the encoded image's length in bytes (before base64).
 	Size int
-	// Downscale and Encode are the time spent in each step; Encode includes
-	// building URL.
+	// Downscale and Encode are the time spent in each step.
 	Downscale, Encode time.Duration
 }
 
-// Observer runs the observation pipeline on captured
-// frames: mask (a copy of the full frame) -> downscale -> draw the cursor
-// and marks -> encode -> data URL. Marks are drawn after downscaling, in the
-// model image's pixels, so they keep the same legible size whatever the
-// display's resolution. The model image, the downscale weights and the
-// encoder's buffers are reused from call to call.
+// DataURL returns Data as a base64 data URL ("data:image/png;base64,...").
+// Each call builds a new string: call it when a request is built, and do
+// not keep the result beside Data.
+func (o Observation) DataURL() string { return DataURL(o.Format, o.Data) }
+
+// AppendDataURL appends the data URL of Data to dst (see DataURL), for
+// writing it straight into a request body.
+func (o Observation) AppendDataURL(dst []byte) []byte { return AppendDataURL(dst, o.Format, o.Data) }
+
+// Observer runs the observation pipeline on captured frames: mask (a copy
+// of the full frame) -> scale to the model's image size -> draw the cursor
+// and marks -> encode. Marks are drawn after scaling, in the model image's
+// pixels, so they keep the same legible size whatever the display's
+// resolution. The model image, the scaling weights and the encoder's
+// buffers are reused from call to call, and so is the work for the parts of
+// the screen that did not change since the previous call: rows whose source
+// rows are the same are not scaled again, and PNG bands whose pixels are the
+// same are not compressed again (both found by a seeded hash per row).
+//
+// The model's image may be smaller than the display on both axes (the
+// usual downscale), larger (a model family that wants its image rounded
+// up to a multiple of 28 px: 1920x1080 -> 1932x1092), or smaller on one
+// axis and larger on the other; the cursor and marks land where
+// Mapper.ToImage puts them in every case.
 //
 // Set Mapper before the first Observe; the zero Encoder encodes PNG. An
 // Observer is not safe for concurrent use.
@@ -65,11 +86,26 @@ type Observer struct {
 
 	scaler scaler
 	img    *image.RGBA
+	drawn  []image.Rectangle // where the last cursor and marks were drawn on img
 }
 
 // Observe turns frame, a capture of o.Mapper.Display, into an Observation.
-// It does not modify frame.
+// It does not modify frame, and keeps a reference to it until the next call
+// to find the rows the next frame shares with it: do not modify a frame once
+// observed (captures never are). Passing the very same image again is
+// fine: it is then scaled again in full.
 func (o *Observer) Observe(frame *image.RGBA, ov Overlay) (Observation, error) {
+	obs, err := o.observe(frame, ov)
+	if err != nil {
+		return Observation{}, err
+	}
+	obs.Data = bytes.Clone(obs.Data)
+	return obs, nil
+}
+
+// observe is Observe with Data left in the encoder's buffer (valid until
+// the next call).
+func (o *Observer) observe(frame *image.RGBA, ov Overlay) (Observation, error) {
 	d := o.Mapper.Display
 	if frame == nil || frame.Rect.Size() != d.Size() {
 		var got image.Point
@@ -85,6 +121,12 @@ func (o *Observer) Observe(frame *image.RGBA, ov Overlay) (Observation, error) {
 	if o.img == nil || o.img.Rect.Size() != size {
 		o.img = image.NewRGBA(image.Rectangle{Max: size})
 	}
+	// Rows of the model image whose source rows did not change keep their
+	// pixels from the last call, except where the cursor and marks were drawn.
+	o.scaler.reuse = true
+	for _, r := range o.drawn {
+		o.scaler.spoil(r.Min.Y, r.Max.Y)
+	}
 	o.scaler.scale(o.img, full)
 	scaled := time.Now()
 
@@ -98,17 +140,16 @@ func (o *Observer) Observe(frame *image.RGBA, ov Overlay) (Observation, error) {
 	for i, m := range ov.Marks {
 		marks[i] = Mark{Kind: m.Kind, At: toImage(m.At), To: toImage(m.To), Label: m.Label}
 	}
-	drawBoxes(o.img, o.Mapper, ov.Boxes)
+	boxes := drawBoxes(o.img, o.Mapper, ov.Boxes)
+	o.drawn = append(annotationBounds(o.img.Rect, cursor, marks), boxes...)
 	Annotate(o.img, cursor, marks)
 
 	data, err := o.Encoder.encode(o.img)
 	if err != nil {
 		return Observation{}, fmt.Errorf("observe: %w", err)
 	}
-	f := o.Encoder.format()
-	url := DataURL(f, data)
 	return Observation{
-		Full: full, Image: o.img, URL: url, Data: bytes.Clone(data), Format: f, Size: len(data),
+		Full: full, Image: o.img, Data: data, Format: o.Encoder.Format.normal(), Size: len(data),
 		Downscale: scaled.Sub(start), Encode: time.Since(scaled),
 	}, nil
 }

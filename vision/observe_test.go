@@ -60,9 +60,10 @@ func TestObserve(t *testing.T) {
 				t.Errorf("model image at the click %v = %v, want the mark colour", click, c)
 			}
 			// The data URL holds exactly the model image.
-			payload, ok := strings.CutPrefix(obs.URL, "data:image/png;base64,")
+			url := obs.DataURL()
+			payload, ok := strings.CutPrefix(url, "data:image/png;base64,")
 			if !ok {
-				t.Fatalf("URL starts %q", obs.URL[:min(40, len(obs.URL))])
+				t.Fatalf("URL starts %q", url[:min(40, len(url))])
 			}
 			data, err := base64.StdEncoding.DecodeString(payload)
 			if err != nil || len(data) != obs.Size {
@@ -104,10 +105,11 @@ func TestObserveReusesAndReports(t *testing.T) {
 	if second.Full != b {
 		t.Error("Full is a copy although nothing was masked")
 	}
-	if second.Format != FormatJPEG || !strings.HasPrefix(second.URL, "data:image/jpeg;base64,") {
-		t.Errorf("format %q, URL %.30q; want JPEG", second.Format, second.URL)
+	url := second.DataURL()
+	if second.Format != FormatJPEG || !strings.HasPrefix(url, "data:image/jpeg;base64,") {
+		t.Errorf("format %q, URL %.30q; want JPEG", second.Format, url)
 	}
-	data, _ := base64.StdEncoding.DecodeString(strings.TrimPrefix(second.URL, "data:image/jpeg;base64,"))
+	data, _ := base64.StdEncoding.DecodeString(strings.TrimPrefix(url, "data:image/jpeg;base64,"))
 	img, err := jpeg.Decode(bytes.NewReader(data))
 	if err != nil || img.Bounds().Size() != image.Pt(320, 200) {
 		t.Fatalf("decoded %v, %v; want 320x200", img.Bounds(), err)
@@ -117,5 +119,77 @@ func TestObserveReusesAndReports(t *testing.T) {
 	}
 	if _, err := o.Observe(whiteImage(100, 100), Overlay{}); err == nil || !strings.Contains(err.Error(), "does not match display") {
 		t.Errorf("frame of the wrong size: error %v", err)
+	}
+}
+
+// TestObserveScalesEitherWay checks model images larger than the frame (a
+// smart_resize family rounds 1920x1080 up to 1932x1092), smaller, and mixed
+// per axis: the picture lands where Mapper.ToImage says, and so do the
+// cursor and the marks.
+func TestObserveScalesEitherWay(t *testing.T) {
+	display := image.Rect(1920, 0, 1920+1366, 768)
+	blocks := []struct {
+		r image.Rectangle // root coordinates
+		c uint32
+	}{
+		{image.Rect(1920+100, 100, 1920+300, 250), 0x2060C0},
+		{image.Rect(1920+900, 500, 1920+1300, 700), 0x30A040},
+	}
+	frame := whiteImage(display.Dx(), display.Dy())
+	for _, b := range blocks {
+		r := b.r.Sub(display.Min)
+		for y := r.Min.Y; y < r.Max.Y; y++ {
+			for x := r.Min.X; x < r.Max.X; x++ {
+				frame.SetRGBA(x, y, rgb(b.c))
+			}
+		}
+	}
+	tests := []struct {
+		name string
+		size image.Point
+	}{
+		{"up both axes 1372x784", image.Pt(1372, 784)},
+		{"up a lot 1932x1092", image.Pt(1932, 1092)},
+		{"down both axes 683x384", image.Pt(683, 384)},
+		{"up x, down y", image.Pt(1500, 600)},
+		{"down x, up y", image.Pt(1000, 900)},
+		{"same size", display.Size()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := Mapper{Display: display, Image: tt.size, Mode: CoordPixels}
+			o := Observer{Mapper: m}
+			cursor := image.Pt(1920+600, 400)
+			click := image.Pt(1920+1000, 150)
+			obs, err := o.Observe(frame, Overlay{Cursor: &cursor, Marks: []Mark{{At: click}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if obs.Image.Rect.Size() != tt.size {
+				t.Fatalf("model image %v, want %v", obs.Image.Rect.Size(), tt.size)
+			}
+			samePixels(t, decodePNG(t, obs.Data), obs.Image)
+			for _, b := range blocks {
+				// Inside the block, away from its edges, the colour is exact.
+				in := image.Pt((b.r.Min.X+b.r.Max.X)/2, (b.r.Min.Y+b.r.Max.Y)/2)
+				p := m.ToImage(ScreenPoint{in.X, in.Y})
+				if c := obs.Image.RGBAAt(p.X, p.Y); c != rgb(b.c) {
+					t.Errorf("block centre %v -> image %v is %v, want %v", in, p, c, rgb(b.c))
+				}
+				// Two screen pixels outside the block it is white again.
+				out := m.ToImage(ScreenPoint{b.r.Min.X - 3, b.r.Min.Y - 3})
+				if c := obs.Image.RGBAAt(out.X, out.Y); c != rgb(0xFFFFFF) {
+					t.Errorf("outside the block at image %v: %v, want white", out, c)
+				}
+			}
+			tip := m.ToImage(ScreenPoint{cursor.X, cursor.Y})
+			if c := obs.Image.RGBAAt(tip.X, tip.Y); c != rgb(0) {
+				t.Errorf("cursor tip at image %v is %v, want black", tip, c)
+			}
+			mark := m.ToImage(ScreenPoint{click.X, click.Y})
+			if c := obs.Image.RGBAAt(mark.X, mark.Y); c != rgb(markRGB) {
+				t.Errorf("click mark at image %v is %v, want the mark colour", mark, c)
+			}
+		})
 	}
 }

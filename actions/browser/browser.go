@@ -80,8 +80,10 @@ type Options struct {
 	// UserAgent is sent with every request; "" means DefaultUserAgent.
 	UserAgent string
 	// CheckURL, when set, is asked before every visit and every redirect hop;
-	// an error refuses the address (the agent's allow/deny policy by domain).
-	CheckURL func(u *url.URL) error
+	// an error refuses the address (the agent's allow/deny policy by domain,
+	// its confirmation before data leaves after reading private files). It may
+	// block on a person; ctx is the visit's.
+	CheckURL func(ctx context.Context, u *url.URL) error
 }
 
 // Browser is one run's text browser: it holds the current page, viewport and
@@ -306,7 +308,7 @@ func (b *Browser) checkRedirect(req *http.Request, via []*http.Request) error {
 		return err
 	}
 	if b.opts.CheckURL != nil {
-		if err := b.opts.CheckURL(req.URL); err != nil {
+		if err := b.opts.CheckURL(req.Context(), req.URL); err != nil {
 			return err
 		}
 	}

@@ -430,7 +430,7 @@ func TestCheckURL(t *testing.T) {
 	})
 	srv := serve(t, mux)
 	var asked []string
-	b := open(t, browser.Options{CheckURL: func(u *url.URL) error {
+	b := open(t, browser.Options{CheckURL: func(_ context.Context, u *url.URL) error {
 		asked = append(asked, u.Path)
 		if strings.HasPrefix(u.Path, "/banned") {
 			return fmt.Errorf("refused by policy: %s", u.Path)

@@ -29,7 +29,7 @@ type response struct {
 // get fetches u with the visit client under the browser's timeout.
 func (b *Browser) get(ctx context.Context, u *url.URL) (*response, error) {
 	if b.opts.CheckURL != nil {
-		if err := b.opts.CheckURL(u); err != nil {
+		if err := b.opts.CheckURL(ctx, u); err != nil {
 			return nil, err
 		}
 	}

@@ -30,6 +30,12 @@
 //
 // Using xgb also keeps cgo out of this package.
 //
+// robotgo does run in deskpilot, as a backend of its own behind
+// internal/desktop (--backend robotgo; the default on Windows and macOS),
+// where these limits are handled: it refuses any display but $DISPLAY,
+// refuses keys missing from the keymap (Unmapped) rather than letting Xlib
+// end the process, and pastes the text its typing would garble.
+//
 // # How typing works
 //
 // Type sends one key press and release per character, with Shift when the

@@ -66,12 +66,12 @@ type replyMsg struct {
 }
 
 type resultMsg struct {
-	Output string  `json:"output"`
-	Err    *Error  `json:"err,omitempty"`
-	Final  *Final  `json:"final,omitempty"`
-	Steps  uint64  `json:"steps"`
-	Fatal  string  `json:"fatal,omitempty"` // the child cannot go on (a bad init)
-	Ready  bool    `json:"ready,omitempty"` // answer to init
+	Output string `json:"output"`
+	Err    *Error `json:"err,omitempty"`
+	Final  *Final `json:"final,omitempty"`
+	Steps  uint64 `json:"steps"`
+	Fatal  string `json:"fatal,omitempty"` // the child cannot go on (a bad init)
+	Ready  bool   `json:"ready,omitempty"` // answer to init
 }
 
 // conn reads and writes frames; writes are serialised.

@@ -25,6 +25,9 @@ type ResearchDeps struct {
 	Browser *browser.Browser
 	// Inspector answers inspect_file.
 	Inspector *inspect.Inspector
+	// Read, when set, is told of every file inspect_file read (whether it was
+	// under the home folder), for the policy on data leaving after that.
+	Read func(r inspect.Result)
 }
 
 // Research returns the text browser and file inspector tools of the catalogue
@@ -45,7 +48,7 @@ func Research(d ResearchDeps) []Tool {
 		ts = append(ts, browserTools(d.Browser)...)
 	}
 	if d.Inspector != nil {
-		ts = append(ts, inspectTool(d.Inspector))
+		ts = append(ts, inspectTool(d.Inspector, d.Read))
 	}
 	return ts
 }
@@ -86,7 +89,7 @@ func browserTools(b *browser.Browser) []Tool {
 	}
 }
 
-func inspectTool(in *inspect.Inspector) Tool {
+func inspectTool(in *inspect.Inspector, read func(inspect.Result)) Tool {
 	return textTool("inspect_file", func(c *Call, a *Args) (string, error) {
 		path, err := nonEmpty(c, a, "path", `e.g. inspect_file("~/Downloads/report.pdf")`)
 		if err != nil {
@@ -106,6 +109,9 @@ func inspectTool(in *inspect.Inspector) Tool {
 		}
 		return netCall(c, summarize, func(ctx context.Context) (string, error) {
 			r, err := in.Read(ctx, inspect.Request{Path: path, Question: q, Page: page})
+			if err == nil && read != nil {
+				read(r)
+			}
 			return r.Text, err
 		})
 	})

@@ -1,41 +1,58 @@
 package trace
 
 import (
-	"deskpilot/actions"
-	"fmt"
+	"bytes"
+	"image/color"
+	"image/png"
 	"testing"
-	"time"
 )
 
-// BenchmarkWriteStep records one typical step: six events (a 2 KB reply, code, two
-// actions, an observation) and one 1366x768 frame, fsync included.
+// BenchmarkWriteStep records one typical step (five events, fsync included) with its
+// 1920x1080 full frame and the 1366x768 model frame as sent. "changed": both differ
+// from every earlier step's (one pixel is set to the step number), so both are
+// written, the full frame encoded with vision's banded PNG encoder; "unchanged": the
+// same screen every step, found stored already. It reports the trace's growth per
+// step.
 func BenchmarkWriteStep(b *testing.B) {
-	w, err := Create(b.TempDir(), sampleStart())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer w.Close()
-	frame := desktop(1366, 768, 3)
-	reply := fmt.Sprintf("Thought: %s\n```python\nclick(640, 400)\ntype_text(\"hello\")\n```", make([]byte, 0, 2000))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := range b.N {
-		step := i + 1
-		path, err := w.Frame(step, frame)
-		if err != nil {
-			b.Fatal(err)
+	for _, changing := range []bool{true, false} {
+		name := "unchanged"
+		if changing {
+			name = "changed"
 		}
-		for _, e := range []Event{
-			{Type: TypeStepStart, Step: step},
-			{Type: TypeModelOutput, Step: step, Text: reply, Usage: &Usage{In: 3000, Out: 60}, DurationMS: 1800, Attempts: 1},
-			{Type: TypeCode, Step: step, Code: "click(640, 400)\ntype_text(\"hello\")"},
-			{Type: TypeAction, Step: step, Action: &actions.Record{Name: "click", Args: "640, 400", Model: &[2]float64{640, 400}, Screen: &[2]int{640, 400}, Start: time.Now(), Duration: 30 * time.Millisecond}},
-			{Type: TypeAction, Step: step, Action: &actions.Record{Name: "type_text", Args: `"hello"`, Duration: 80 * time.Millisecond}},
-			{Type: TypeObservation, Step: step, Text: "Screen changed: yes.", Changed: true, Frame: path, SettleMS: 250},
-		} {
-			if err := w.Write(e); err != nil {
+		b.Run(name, func(b *testing.B) {
+			full, model := desktop(1920, 1080, 3), desktop(1366, 768, 3)
+			var enc bytes.Buffer
+			encodeModel := func() []byte {
+				enc.Reset()
+				if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&enc, model); err != nil {
+					b.Fatal(err)
+				}
+				return enc.Bytes()
+			}
+			w, err := Create(b.TempDir(), sampleStart())
+			if err != nil {
 				b.Fatal(err)
 			}
-		}
+			defer w.Close()
+			data := encodeModel()
+			writeFrameStep(b, w, 1, full, data) // the first step always writes
+			start := dirSize(b, w.Dir())
+			step := 1
+			b.ReportAllocs()
+			for b.Loop() {
+				step++
+				if changing {
+					b.StopTimer()
+					mark := color.RGBA{uint8(step), uint8(step >> 8), 0, 255}
+					full.SetRGBA(5, 5, mark)
+					model.SetRGBA(5, 5, mark)
+					data = encodeModel()
+					b.StartTimer()
+				}
+				writeFrameStep(b, w, step, full, data)
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(dirSize(b, w.Dir())-start)/float64(step-1), "bytes/step")
+		})
 	}
 }

@@ -11,8 +11,13 @@
 //
 //	trace.jsonl   one JSON Event per line, append-only
 //	frames/       0003.png (full-resolution screen after step 3), 0003-1.png, ... (more
-//	              images of the same step: the model's downscaled view, zoom crops)
+//	              images of the same step, as sent to the model: its view, zoom crops;
+//	              .png, .jpeg or .webp)
 //	report.html   written by Writer.Close; open it in any browser
+//
+// Each image is stored once per run: when the screen did not change, an observation's
+// frame names the file an earlier step wrote (see Writer.Frame), so a step on a still
+// screen adds only its event lines.
 //
 // # Events
 //

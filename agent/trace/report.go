@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"html/template"
 	"image"
-	_ "image/jpeg" // frame sizes of JPEG frames
 	_ "image/jpeg" // frame sizes of JPEG frames (a model sent JPEG)
 	_ "image/png"  // frame sizes of PNG frames
 	"io"
@@ -15,6 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	_ "golang.org/x/image/webp" // frame sizes of WebP frames (a model sent WebP)
 )
 
 //go:embed report.tmpl

@@ -1,11 +1,12 @@
 package trace
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"image"
-	"image/png"
 	"io/fs"
 	"net/url"
 	"os"
@@ -18,13 +19,15 @@ import (
 	"unicode"
 
 	"golang.org/x/text/unicode/norm"
+
+	"deskpilot/vision"
 )
 
 // File names inside a trace folder.
 const (
 	EventsFile = "trace.jsonl" // one JSON event per line
 	ReportFile = "report.html" // self-contained viewer, written by Close
-	FramesDir  = "frames"      // frames/NNNN.png, frames/NNNN-K.png
+	FramesDir  = "frames"      // frames/NNNN.png, frames/NNNN-K.png (.jpeg, .webp)
 )
 
 // maxSlug is the longest task slug in a folder name, in bytes.
@@ -37,15 +40,23 @@ const maxSlug = 40
 // Write returns, and the file is fsynced at the end of each step (observation,
 // final_answer, paused, run_end), so a killed process leaves a valid trace up to its
 // last event and a crashed machine one up to its last finished step.
+//
+// Frames are content-addressed within a run: an image equal to one stored before (the
+// screen did not change, the model was sent the same picture) is not written again,
+// and its earlier path is returned instead.
 type Writer struct {
 	dir string
 	now func() time.Time
-	enc png.Encoder
+	crc *crc32.Table // CRC-32C: the checksum the CPU computes fastest
+
+	encMu sync.Mutex     // guards enc
+	enc   vision.Encoder // PNG of full frames; remembers the last frame's bands
 
 	mu       sync.Mutex // guards everything below
 	f        *os.File
 	red      redactor
-	frames   map[int]int // frames written per step
+	frames   map[int]int       // frames written per step
+	stored   map[uint32]string // CRC-32C of a stored file's bytes -> its path
 	closed   bool
 	closeErr error
 }
@@ -71,9 +82,7 @@ func WithSecrets(secrets ...string) Option {
 // may be empty; V is set to Version; a zero start.T is taken from the clock. The
 // folder and files are private to the user (0700/0600): frames show the desktop.
 func Create(root string, start Event, opts ...Option) (*Writer, error) {
-	w := &Writer{now: time.Now, frames: map[int]int{}}
-	w.enc.CompressionLevel = png.BestSpeed
-	w.enc.BufferPool = &bufferPool{}
+	w := &Writer{now: time.Now, crc: crc32.MakeTable(crc32.Castagnoli), frames: map[int]int{}, stored: map[uint32]string{}}
 	for _, o := range opts {
 		o(w)
 	}
@@ -184,51 +193,103 @@ func (w *Writer) writeLocked(e Event) error {
 	return nil
 }
 
-// Frame writes img as frames/NNNN.png (NNNN = step) and returns that path relative to
-// the trace folder, with forward slashes, for an event's Frame, ModelFrame or
-// Attachments. Later frames of the same step are NNNN-1.png, NNNN-2.png, ... The PNG is
-// encoded at png.BestSpeed outside the lock (it runs on the step path) and appears
-// atomically under its final name.
+// Frame stores img, a full-resolution screen, as frames/NNNN.png (NNNN = step) and
+// returns that path relative to the trace folder, with forward slashes, for an event's
+// Frame. Later files of the same step are NNNN-1.png, NNNN-2.png, ... When img equals
+// an image stored before in this run (the screen did not change), nothing is written
+// and the earlier path is returned, so an observation's frame may name a file of an
+// earlier step.
+//
+// The PNG comes from vision's banded encoder, which compresses on every core and
+// compresses again only the bands that changed since the previous Frame; call Frame
+// off the agent's step path (the agent's recorder does). The file appears atomically
+// under its final name.
 func (w *Writer) Frame(step int, img image.Image) (string, error) {
-	return w.frame(step, "png", func(f *os.File) error { return w.enc.Encode(f, img) })
+	if err := w.check(step); err != nil {
+		return "", err
+	}
+	if m, ok := img.(*image.RGBA); img == nil || ok && m == nil {
+		return "", fmt.Errorf("trace: frame %d: no image", step)
+	}
+	w.encMu.Lock()
+	data, err := w.enc.Encode(img)
+	w.encMu.Unlock()
+	if err != nil {
+		return "", fmt.Errorf("trace: frame %d: %w", step, err)
+	}
+	return w.store(step, vision.FormatPNG.Ext(), data)
 }
 
-// FrameData stores an image that is already encoded (the PNG or JPEG the model was
-// sent), named like Frame with the extension ext ("png", "jpeg"), and returns its
-// path relative to the trace folder. It saves encoding the same image twice.
+// FrameData stores an image that is already encoded, as it was sent to the model (the
+// model's view, a zoom crop, a screenshot attachment), named like Frame with the
+// extension ext ("png", "jpeg", "jpg" or "webp"), and returns its path relative to the
+// trace folder for an event's ModelFrame or Attachments. It saves encoding the same
+// image twice, and keeps what the model got byte for byte. Bytes equal to a file
+// stored before in this run are not written again: the earlier path is returned.
 func (w *Writer) FrameData(step int, data []byte, ext string) (string, error) {
-	if ext != "png" && ext != "jpeg" && ext != "jpg" {
-		return "", fmt.Errorf("trace: frame %d: extension %q is not png or jpeg", step, ext)
+	switch ext {
+	case "png", "jpeg", "jpg", "webp":
+	default:
+		return "", fmt.Errorf("trace: frame %d: extension %q is not png, jpeg or webp", step, ext)
 	}
-	return w.frame(step, ext, func(f *os.File) error {
-		_, err := f.Write(data)
-		return err
-	})
+	if err := w.check(step); err != nil {
+		return "", err
+	}
+	return w.store(step, ext, data)
 }
 
-// frame names the next frame file of step and writes it with write into a temporary
-// file renamed into place.
-func (w *Writer) frame(step int, ext string, write func(*os.File) error) (string, error) {
+// check refuses a negative step and a closed Writer.
+func (w *Writer) check(step int) error {
 	if step < 0 {
-		return "", fmt.Errorf("trace: frame: negative step %d", step)
+		return fmt.Errorf("trace: frame: negative step %d", step)
 	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return fmt.Errorf("trace: frame %d: %w", step, fs.ErrClosed)
+	}
+	return nil
+}
+
+// store returns the path of a stored file holding exactly data, or names the next
+// frame file of step and writes data into a temporary file renamed into place. The
+// checksum only finds a candidate: a match is confirmed against the file's bytes, so a
+// collision (even a crafted one) costs a read and a write, never a wrong frame.
+func (w *Writer) store(step int, ext string, data []byte) (string, error) {
+	h := crc32.Checksum(data, w.crc)
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
 		return "", fmt.Errorf("trace: frame %d: %w", step, fs.ErrClosed)
 	}
+	prev, seen := w.stored[h]
+	w.mu.Unlock()
+	if seen && path.Ext(prev) == "."+ext {
+		if old, err := os.ReadFile(filepath.Join(w.dir, filepath.FromSlash(prev))); err == nil && bytes.Equal(old, data) {
+			return prev, nil
+		}
+	}
+
+	w.mu.Lock()
 	n := w.frames[step]
 	w.frames[step] = n + 1
 	w.mu.Unlock()
-
 	name := fmt.Sprintf("%04d.%s", step, ext)
 	if n > 0 {
 		name = fmt.Sprintf("%04d-%d.%s", step, n, ext)
 	}
-	if err := writeFile(filepath.Join(w.dir, FramesDir, name), write); err != nil {
+	err := writeFile(filepath.Join(w.dir, FramesDir, name), func(f *os.File) error {
+		_, err := f.Write(data)
+		return err
+	})
+	if err != nil {
 		return "", fmt.Errorf("trace: frame %d: %w", step, err)
 	}
-	return path.Join(FramesDir, name), nil
+	rel := path.Join(FramesDir, name)
+	w.mu.Lock()
+	w.stored[h] = rel
+	w.mu.Unlock()
+	return rel, nil
 }
 
 // writeFile writes full+".tmp" with write and renames it into place.
@@ -277,18 +338,6 @@ func (w *Writer) writeReport() error {
 	}
 	return writeFile(filepath.Join(w.dir, ReportFile), func(f *os.File) error { return Report(t, f) })
 }
-
-// bufferPool reuses PNG encoder buffers between frames.
-type bufferPool struct{ p sync.Pool }
-
-func (b *bufferPool) Get() *png.EncoderBuffer {
-	if v, ok := b.p.Get().(*png.EncoderBuffer); ok {
-		return v
-	}
-	return nil
-}
-
-func (b *bufferPool) Put(v *png.EncoderBuffer) { b.p.Put(v) }
 
 // slug turns a task into a folder-name part: lowercase ASCII letters and digits joined
 // by single dashes, accents dropped, at most maxSlug bytes (cut between words where it

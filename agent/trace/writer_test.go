@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image"
+	"image/color"
 	"image/png"
 	"io/fs"
 	"os"
@@ -134,6 +136,12 @@ func TestFrames(t *testing.T) {
 	if _, err := w.Frame(-1, desktop(8, 8, 0)); err == nil {
 		t.Error("Frame(-1) succeeded")
 	}
+	var none *image.RGBA
+	for _, img := range []image.Image{nil, none, image.NewRGBA(image.Rect(0, 0, 0, 5))} {
+		if _, err := w.Frame(3, img); err == nil {
+			t.Errorf("Frame(%#v) succeeded", img)
+		}
+	}
 	// Already-encoded frames are stored as they are and numbered with the others.
 	data := []byte("\xff\xd8 not decoded, stored verbatim")
 	got, err := w.FrameData(2, data, "jpeg")
@@ -254,7 +262,9 @@ func TestConcurrentWriters(t *testing.T) {
 					t.Error(err)
 				}
 				if i%10 == 0 {
-					p, err := w.Frame(g%3, desktop(32, 24, i))
+					img := desktop(32, 24, i)
+					img.SetRGBA(0, 0, color.RGBA{uint8(g), uint8(i), 0, 255}) // a different image each time
+					p, err := w.Frame(g%3, img)
 					if err != nil {
 						t.Error(err)
 					}

@@ -42,9 +42,12 @@ func newBenchCmd(s *settings) *cobra.Command {
 		Use:   "bench",
 		Short: "Measure capture, observation, click, typing and settle on this display",
 		Long: `Measures what a user feels on the current display: capture (one frame of the target
-monitor), observe (capture to data URL at the configured image size), click, typing 100
-characters, and settle after a click. --json prints one object with keys capture_ms,
-observe_ms, click_ms, type100_ms, settle_ms, each {"min","median","max","n"}.
+monitor), observe (capture to data URL at the configured image size and format, every
+PNG band compressed again as on a screen that changes everywhere), observe_static (the
+same, reusing the bands that did not change: the figure for a still screen), click,
+typing 100 characters, and settle after a click with the agent's settle settings.
+--json prints one object with keys capture_ms, observe_ms, observe_static_ms, click_ms,
+type100_ms, settle_ms, each {"min","median","max","n"}.
 Click and typing act on the desktop: run it on a display where that is harmless.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -75,7 +78,7 @@ func bench(ctx context.Context, cfg config.Config, d *desktop.Desktop, n int) (m
 	region := d
 	in := d.Input()
 	m := vision.NewMapper(b, cfg.MaxSide, cfg.Coords)
-	obs := &vision.Observer{Mapper: m, Encoder: vision.Encoder{Format: cfg.ImageFormat, JPEGQuality: cfg.Quality}}
+	obs := &vision.Observer{Mapper: m, Encoder: vision.Encoder{Format: cfg.ImageFormat, Quality: cfg.Quality}}
 	timeIt := func(f func(i int) error) ([]time.Duration, error) {
 		var ds []time.Duration
 		for i := range n {
@@ -104,14 +107,20 @@ func bench(ctx context.Context, cfg config.Config, d *desktop.Desktop, n int) (m
 		out[key] = summarize(ds)
 	}
 	run("capture_ms", func(int) error { _, err := region.Capture(ctx); return err })
-	run("observe_ms", func(int) error {
-		f, err := region.Capture(ctx)
-		if err != nil {
-			return err
+	for _, o := range []struct {
+		key   string
+		reuse bool
+	}{{"observe_ms", false}, {"observe_static_ms", true}} {
+		if err2 != nil {
+			break
 		}
-		_, err = obs.Observe(f, vision.Overlay{})
-		return err
-	})
+		m, err := vision.MeasureObserve(ctx, region, obs, n, o.reuse)
+		if err != nil {
+			err2 = fmt.Errorf("%s: %w", o.key, err)
+			break
+		}
+		out[o.key] = summarize(m.Times)
+	}
 	// Points spread over the middle of the target so each click moves the pointer.
 	pt := func(i int) actions.Point {
 		return actions.Point{X: b.Min.X + b.Dx()/4 + (i*37)%(b.Dx()/2), Y: b.Min.Y + b.Dy()/4 + (i*53)%(b.Dy()/2)}
@@ -127,7 +136,8 @@ func bench(ctx context.Context, cfg config.Config, d *desktop.Desktop, n int) (m
 		if err := in.Click(ctx, pt(i+7), actions.Left, 1); err != nil {
 			return err
 		}
-		_, err = vision.Settle(ctx, region, before, vision.SettleOptions{})
+		// The agent's settle settings (agent/run.go: settleInterval, Patience 1).
+		_, err = vision.Settle(ctx, region, before, vision.SettleOptions{Interval: 15 * time.Millisecond, Patience: 1})
 		return err
 	})
 	return out, err2
@@ -139,9 +149,9 @@ func printBench(w io.Writer, res map[string]stat, asJSON bool) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)
 	}
-	for _, k := range []string{"capture_ms", "observe_ms", "click_ms", "type100_ms", "settle_ms"} {
+	for _, k := range []string{"capture_ms", "observe_ms", "observe_static_ms", "click_ms", "type100_ms", "settle_ms"} {
 		s := res[k]
-		fmt.Fprintf(w, "%-11s min %8.2f  median %8.2f  max %8.2f  ms  (n=%d)\n", k, s.Min, s.Median, s.Max, s.N)
+		fmt.Fprintf(w, "%-17s min %8.2f  median %8.2f  max %8.2f  ms  (n=%d)\n", k, s.Min, s.Median, s.Max, s.N)
 	}
 	return nil
 }

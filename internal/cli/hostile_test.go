@@ -3,10 +3,14 @@ package cli
 import (
 	"deskpilot/agent/llm/llmtest"
 	"deskpilot/agent/trace"
+	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -177,12 +181,63 @@ func TestSecretNeverLeaks(t *testing.T) {
 func TestOpenURLWithoutOpener(t *testing.T) {
 	traces := isolate(t)
 	t.Setenv("PATH", t.TempDir())
-	srv := llmtest.New(t, reply(`open_url("https://example.com/report")`), reply(`final_answer("ok")`))
+	srv := llmtest.New(t, reply(`open_url("https://93.184.215.14/report")`), reply(`final_answer("ok")`))
 	out, code := cli(t, "", "run", "--base-url", srv.URL, "--model", "m", "--trace-dir", traces, "--yes", "-q", "task")
 	if code != exitAnswered {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
-	if got := srv.Requests()[1].Last("user").Text(); !strings.Contains(got, "no program to open web pages (xdg-open) is installed here, so https://example.com/report was not opened") {
+	if got := srv.Requests()[1].Last("user").Text(); !strings.Contains(got, "no program to open web pages (xdg-open) is installed here, so https://93.184.215.14/report was not opened") {
+		t.Errorf("observation: %s", got)
+	}
+}
+
+// A run that read a file in the home folder asks before data leaves for a
+// domain it has not reached; without a person to approve, the visit is refused
+// and nothing is sent.
+func TestSendAfterReadingHomeAsks(t *testing.T) {
+	traces := isolate(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("DESKPILOT_BROWSER_ALLOW_PRIVATE", "1")
+	if err := os.WriteFile(filepath.Join(home, "notes.txt"), []byte("account 12345\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var hits atomic.Int32
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		fmt.Fprint(w, "<html><title>x</title><body>ok</body></html>")
+	}))
+	defer site.Close()
+	srv := llmtest.New(t,
+		reply(`print(visit_page("`+site.URL+`/before"))`),
+		reply(`print(inspect_file("~/notes.txt"))`),
+		reply(`print(visit_page("http://localhost:`+site.URL[strings.LastIndex(site.URL, ":")+1:]+`/leak?a=12345"))`),
+		reply(`print(visit_page("`+site.URL+`/again"))`),
+		reply(`final_answer("done")`))
+	out, code := cli(t, "", "run", "--base-url", srv.URL, "--model", "m", "--trace-dir", traces, "-q", "task")
+	if code != exitAnswered {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if got := srv.Requests()[3].Last("user").Text(); !strings.Contains(got, "refused: the person did not allow sending data to localhost after reading files in your home folder") {
+		t.Errorf("the visit to a new domain after reading a home file:\n%s", got)
+	}
+	if got := srv.Requests()[4].Last("user").Text(); strings.Contains(got, "refused") {
+		t.Errorf("a domain reached before the read needs no approval:\n%s", got)
+	}
+	if n := hits.Load(); n != 2 {
+		t.Errorf("the site got %d requests, want 2 (the refused visit sent nothing)", n)
+	}
+}
+
+// open_url refuses private and loopback addresses like the text browser does.
+func TestOpenURLRefusesPrivateAddresses(t *testing.T) {
+	traces := isolate(t)
+	srv := llmtest.New(t, reply(`open_url("http://127.0.0.1:8080/admin")`), reply(`final_answer("ok")`))
+	out, code := cli(t, "", "run", "--base-url", srv.URL, "--model", "m", "--trace-dir", traces, "--yes", "-q", "task")
+	if code != exitAnswered {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if got := srv.Requests()[1].Last("user").Text(); !strings.Contains(got, "open_url: ") || !strings.Contains(got, "private") && !strings.Contains(got, "loopback") {
 		t.Errorf("observation: %s", got)
 	}
 }

@@ -186,7 +186,7 @@ func TestBenchJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	for _, k := range []string{"capture_ms", "observe_ms", "click_ms", "type100_ms", "settle_ms"} {
+	for _, k := range []string{"capture_ms", "observe_ms", "observe_static_ms", "click_ms", "type100_ms", "settle_ms"} {
 		if s, ok := res[k]; !ok || s.N != 3 || s.Min > s.Median || s.Median > s.Max || s.Min <= 0 {
 			t.Errorf("%s = %+v", k, res[k])
 		}

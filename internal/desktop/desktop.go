@@ -2,8 +2,24 @@
 // Desktop is one target monitor of one display, with its frames, its mouse and
 // keyboard, the pointer, the person's idle time, deskpilot's own windows and
 // program launch. A backend fills it: "x11" (XTest input and MIT-SHM capture over
-// the project's own X connection; the default on Linux) and, where built,
-// "robotgo". docs/architecture.md says how to add one.
+// the project's own X connections; Linux, the default there) and "robotgo"
+// (github.com/go-vgo/robotgo input, github.com/kbinani/screenshot capture and
+// monitors; needs cgo; the default on Windows and macOS, selectable on Linux).
+// docs/architecture.md says how to add one.
+//
+// What each backend does on each system, and what is untested:
+//
+//   - x11 (Linux): everything, tested on Xvfb.
+//   - robotgo on Linux: input through robotgo (one process-wide X connection to
+//     $DISPLAY, which is why it refuses any other display); text that robotgo
+//     cannot type exactly is pasted (see typing_linux.go); capture, idle time and
+//     own windows reuse the x11 code. Tested on Xvfb with the same form app.
+//   - robotgo on Windows: robotgo input (SendInput), kbinani capture (GDI),
+//     idle time from GetLastInputInfo, own windows from EnumWindows. Cross-built
+//     here, never run.
+//   - robotgo on macOS: robotgo input, kbinani capture; idle time and own windows
+//     are unsupported (errors.ErrUnsupported, nil). Not even built here: no
+//     macOS SDK.
 package desktop
 
 import (
@@ -11,7 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -51,8 +67,11 @@ type backend interface {
 	// idle is how long ago any input reached the desktop; errors.ErrUnsupported
 	// when the backend cannot tell.
 	idle() (time.Duration, error)
-	// windowsOf lists the viewable top-level windows of process pid.
-	windowsOf(pid int) ([]image.Rectangle, error)
+	// ownWindows lists the visible parts of this process's top-level windows
+	// (what other windows cover is left out), root coordinates. Called only
+	// when Options.HasWindow; it must be cheap: the agent calls it before every
+	// input action.
+	ownWindows() ([]image.Rectangle, error)
 	env() []string
 	close() error
 }
@@ -70,6 +89,9 @@ type Options struct {
 	// are they looked for, masked and refused. A CLI run has none.
 	HasWindow bool
 }
+
+// opener opens a backend.
+type opener func(Options) (backend, error)
 
 // Desktop is one target monitor, ready to observe and drive. Safe for concurrent use.
 type Desktop struct {
@@ -89,7 +111,7 @@ func Open(o Options) (*Desktop, error) {
 	}
 	open, ok := backends()[name]
 	if !ok {
-		return nil, fmt.Errorf("backend %q is not available in this build; backends: %s", name, strings.Join(BackendNames(), ", "))
+		return nil, unavailable(name)
 	}
 	b, err := open(o)
 	if err != nil {
@@ -111,6 +133,15 @@ func Open(o Options) (*Desktop, error) {
 		return nil, fmt.Errorf("input: %w", err)
 	}
 	return &Desktop{b: b, name: name, target: target, displays: ds, in: in, own: o.HasWindow}, nil
+}
+
+// unavailable explains why backend name cannot be opened in this build.
+func unavailable(name string) error {
+	names := BackendNames()
+	if len(names) == 0 {
+		return fmt.Errorf("backend %q: this build of deskpilot has no desktop backend for %s (robotgo needs cgo: build with CGO_ENABLED=1)", name, runtime.GOOS)
+	}
+	return fmt.Errorf("backend %q is not available in this build on %s; backends: %s", name, runtime.GOOS, strings.Join(names, ", "))
 }
 
 // BackendNames lists the backends this build has, sorted.
@@ -153,13 +184,17 @@ func (d *Desktop) Cursor() (image.Point, error) { return d.b.cursor() }
 // errors.ErrUnsupported when the backend cannot tell.
 func (d *Desktop) Idle() (time.Duration, error) { return d.b.idle() }
 
-// OwnWindows returns deskpilot's own viewable windows, root coordinates; nil
-// when this process shows none (Options.HasWindow false).
+// OwnWindows returns the visible parts of deskpilot's own windows, root
+// coordinates: where a window of another program is stacked above one of
+// deskpilot's, that part is left out. Nil when this process shows no window
+// (Options.HasWindow false) or the backend cannot tell. It is cheap: on X11
+// the windows are kept current from window events, and a window's owner is
+// read once, the first time it is listed after being shown.
 func (d *Desktop) OwnWindows() []image.Rectangle {
 	if !d.own {
 		return nil
 	}
-	rs, err := d.b.windowsOf(os.Getpid())
+	rs, err := d.b.ownWindows()
 	if err != nil {
 		return nil
 	}
@@ -173,6 +208,7 @@ func (d *Desktop) Env() []string { return d.b.env() }
 // Launch starts a program on this desktop, detached from deskpilot (its own
 // session, so it outlives the run and never gets the agent's signals), and
 // returns its process id.
+// On Windows it starts in a new process group without a console of deskpilot's.
 func (d *Desktop) Launch(name string, args ...string) (int, error) {
 	return launch(d.Env(), name, args...)
 }

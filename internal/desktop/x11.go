@@ -1,3 +1,5 @@
+//go:build linux
+
 package desktop
 
 import (
@@ -14,20 +16,13 @@ import (
 	"deskpilot/vision/screen"
 )
 
-// DefaultBackend is the backend Open uses when Options.Backend is "".
-const DefaultBackend = "x11"
-
-// backends lists the backends of this build by name.
-func backends() map[string]func(Options) (backend, error) {
-	return map[string]func(Options) (backend, error){"x11": openX11}
-}
-
 // x11 captures with MIT-SHM and sends input with XTest over deskpilot's own X
 // connections (actions/robot's package doc says why not robotgo on X11).
 type x11 struct {
 	name string
 	sc   *screen.Screen
 	rb   *robot.Robot
+	own  *windowTracker // nil unless Options.HasWindow
 }
 
 func openX11(o Options) (backend, error) {
@@ -42,7 +37,14 @@ func openX11(o Options) (backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open display %s: %w", name, err)
 	}
-	return &x11{name: name, sc: sc}, nil
+	x := &x11{name: name, sc: sc}
+	if o.HasWindow {
+		if x.own, err = trackWindows(name, os.Getpid()); err != nil {
+			sc.Close()
+			return nil, err
+		}
+	}
+	return x, nil
 }
 
 func (x *x11) displays() ([]Display, error) {
@@ -66,6 +68,11 @@ func (x *x11) input(bounds image.Rectangle) (Input, error) {
 	if err != nil {
 		return nil, fmt.Errorf("input on %s: %w", x.name, err)
 	}
+	// A previous agent killed mid-hold left its keys and buttons down.
+	if err := rb.ReleaseStuck(); err != nil {
+		rb.Close()
+		return nil, fmt.Errorf("input on %s: %w", x.name, err)
+	}
 	x.rb = rb
 	return rb, nil
 }
@@ -74,7 +81,16 @@ func (x *x11) cursor() (image.Point, error) { return x.sc.Cursor() }
 
 func (x *x11) idle() (time.Duration, error) { return x.sc.IdleTime() }
 
-func (x *x11) windowsOf(pid int) ([]image.Rectangle, error) { return x.sc.WindowsOfPID(pid) }
+// ownWindows answers from the window tracker; should tracking have stopped,
+// it falls back to walking the window tree (every window counted whole).
+func (x *x11) ownWindows() ([]image.Rectangle, error) {
+	if x.own != nil {
+		if rs, err := x.own.ownWindows(); err == nil {
+			return rs, nil
+		}
+	}
+	return x.sc.WindowsOfPID(os.Getpid())
+}
 
 // env is the environment of programs started on the display. On a display
 // other than this session's ($DISPLAY), $AT_SPI_BUS_ADDRESS names this
@@ -93,6 +109,9 @@ func (x *x11) close() error {
 	var errs []error
 	if x.rb != nil {
 		errs = append(errs, x.rb.Close())
+	}
+	if x.own != nil {
+		x.own.close()
 	}
 	errs = append(errs, x.sc.Close())
 	return errors.Join(errs...)

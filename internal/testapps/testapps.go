@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package testapps runs the small target apps that end-to-end tests drive on a
 // private display (vision/xdisplay) and reads back what they did. It is test
 // support: only _test.go files import it.

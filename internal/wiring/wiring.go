@@ -151,14 +151,17 @@ func NewAgent(ctx context.Context, cfg config.Config, d *desktop.Desktop, o Opti
 		return nil, err
 	}
 	model := Model(cfg, key)
-	tools, err := researchTools(ctx, cfg, ac, model, o)
-	if err != nil {
-		return nil, err
-	}
 	target := d.Target()
 	var redact []string
 	if key != "" {
 		redact = append(redact, key)
+	}
+	grounder, gkey, err := Grounder(cfg, o.Lookup)
+	if err != nil {
+		return nil, err
+	}
+	if gkey != "" && gkey != key {
+		redact = append(redact, gkey)
 	}
 	a := &agent.Agent{
 		Config:       ac,
@@ -169,7 +172,7 @@ func NewAgent(ctx context.Context, cfg config.Config, d *desktop.Desktop, o Opti
 		Input:        d.Input(),
 		Display:      target.Bounds,
 		DisplayCount: len(d.Displays()),
-		Tools:        tools,
+		Grounder:     grounder,
 		Secrets:      mergeSecrets(EnvSecrets(o.environ()), o.Secrets),
 		Redact:       redact,
 		Launch:       d.Launch,
@@ -179,12 +182,17 @@ func NewAgent(ctx context.Context, cfg config.Config, d *desktop.Desktop, o Opti
 	if o.HasWindow {
 		a.OwnWindows = d.OwnWindows
 	}
+	tools, err := researchTools(ctx, cfg, a, model, o)
+	if err != nil {
+		return nil, err
+	}
+	a.Tools = tools
 	return a, nil
 }
 
 // AgentConfig is the part of cfg the agent uses.
 func AgentConfig(cfg config.Config) (agent.Config, error) {
-	dl, err := dialect.ByName(cfg.Dialect)
+	dl, err := dialect.New(cfg.Dialect, cfg.DialectOptions())
 	if err != nil {
 		return agent.Config{}, err
 	}
@@ -195,10 +203,30 @@ func AgentConfig(cfg config.Config) (agent.Config, error) {
 		MaxTokens: cfg.MaxTokens, Temperature: cfg.Temperature, TraceDir: cfg.TraceDir, Monitor: cfg.Display,
 		Marks: cfg.Marks, ObserveA11y: slices.Contains(cfg.Observe, config.ObserveA11y),
 		ObserveOCR: slices.Contains(cfg.Observe, config.ObserveOCR),
-		Policy: agent.Policy{Confirm: cfg.Confirm, AllowDomains: cfg.AllowDomains,
+		Policy: agent.Policy{Confirm: cfg.Confirm, AllowPrivate: cfg.AllowPrivate, AllowDomains: cfg.AllowDomains,
 			DenyDomains: cfg.DenyDomains, DenyApps: cfg.DenyApps},
 		CodeMemory: int64(cfg.CodeMemoryMB) << 20, InProcess: cfg.Sandbox == "none",
 	}, nil
+}
+
+// Grounder is the grounding model cfg names, with its key (for redaction);
+// nil when none is configured. lookup reads the environment (nil =
+// os.LookupEnv).
+func Grounder(cfg config.Config, lookup func(string) (string, bool)) (*agent.Grounder, string, error) {
+	if !cfg.HasGrounder() {
+		return nil, "", nil
+	}
+	g := cfg.Grounder
+	gd, err := dialect.GrounderByName(g.Dialect)
+	if err != nil {
+		return nil, "", fmt.Errorf("grounder: %w", err)
+	}
+	key := cfg.GrounderAPIKey(lookup)
+	client := llm.New(llm.Config{
+		BaseURL: g.BaseURL, Model: g.Model, APIKey: key,
+		Timeout: cfg.Timeout(), MaxRetries: cfg.Retries, NoStream: cfg.NoStream,
+	})
+	return &agent.Grounder{Model: client, Name: g.Model, Dialect: gd}, key, nil
 }
 
 // Model is the model client for cfg.
@@ -227,7 +255,7 @@ func RedactURL(raw string) string {
 // $XDG_CACHE_HOME/deskpilot/downloads; the inspector reads the home folder,
 // every download and o.Roots, and answers questions about files with the run's
 // model.
-func researchTools(_ context.Context, cfg config.Config, ac agent.Config, model agent.Model, o Options) ([]script.Tool, error) {
+func researchTools(_ context.Context, cfg config.Config, a *agent.Agent, model agent.Model, o Options) ([]script.Tool, error) {
 	downloads, err := DownloadsDir()
 	if err != nil {
 		return nil, err
@@ -240,7 +268,7 @@ func researchTools(_ context.Context, cfg config.Config, ac agent.Config, model 
 	in := inspect.New(inspect.Options{
 		Roots:       roots,
 		DownloadDir: downloads,
-		Ask:         agent.InspectAsk(model, ac),
+		Ask:         agent.InspectAsk(model, a.Config),
 	})
 	key := ""
 	if cfg.SearchKeyEnv != "" {
@@ -250,16 +278,52 @@ func researchTools(_ context.Context, cfg config.Config, ac agent.Config, model 
 	if err != nil {
 		return nil, fmt.Errorf("web %w; check search_backend, search_url and search_key_env (the environment variable holding the key, now %q)", err, cfg.SearchKeyEnv)
 	}
+	search = checkedSearch{SearchBackend: search, endpoint: searchEndpoint(cfg), check: a.CheckSend}
 	br := browser.New(browser.Options{
 		AllowPrivate: cfg.AllowPrivate,
 		Search:       search,
 		DownloadDir:  filepath.Join(downloads, runFolder(time.Now())),
-		CheckURL:     ac.Policy.CheckURL,
+		CheckURL:     a.CheckSend,
 		Inspect: func(ctx context.Context, path string) (string, error) {
 			return in.Inspect(ctx, path, "")
 		},
 	})
-	return script.Research(script.ResearchDeps{Browser: br, Inspector: in}), nil
+	return script.Research(script.ResearchDeps{Browser: br, Inspector: in, Read: a.NoteRead}), nil
+}
+
+// checkedSearch asks the agent before a query leaves for the search engine,
+// as before any page visit (a query can carry what the run read).
+type checkedSearch struct {
+	browser.SearchBackend
+	endpoint *url.URL
+	check    func(ctx context.Context, u *url.URL) error
+}
+
+func (s checkedSearch) Search(ctx context.Context, q browser.SearchQuery) ([]browser.SearchResult, error) {
+	if err := s.check(ctx, s.endpoint); err != nil {
+		return nil, err
+	}
+	return s.SearchBackend.Search(ctx, q)
+}
+
+// searchEndpoint is where web_search queries go.
+func searchEndpoint(cfg config.Config) *url.URL {
+	raw := cfg.SearchURL
+	if raw == "" {
+		switch cfg.SearchBackend {
+		case "brave":
+			raw = browser.BraveURL
+		case "serper":
+			raw = browser.SerperURL
+		default:
+			raw = browser.DuckDuckGoURL
+		}
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return &url.URL{Scheme: "https", Host: cfg.SearchBackend}
+	}
+	return u
 }
 
 // DownloadsDir makes and returns $XDG_CACHE_HOME/deskpilot/downloads (~/.cache

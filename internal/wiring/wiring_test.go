@@ -27,13 +27,13 @@ func TestResearchToolsRefuseBadSearchConfig(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tools, err := researchTools(t.Context(), cfg, agent.Config{}, nil, Options{})
+			tools, err := researchTools(t.Context(), cfg, &agent.Agent{}, nil, Options{})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("tools %d, err %v; want an error containing %q", len(tools), err, tc.want)
 			}
 		})
 	}
-	tools, err := researchTools(t.Context(), config.Defaults(), agent.Config{}, nil, Options{})
+	tools, err := researchTools(t.Context(), config.Defaults(), &agent.Agent{}, nil, Options{})
 	if err != nil || len(tools) != 8 {
 		t.Errorf("default config: %d tools, %v; want the 8 research tools", len(tools), err)
 	}

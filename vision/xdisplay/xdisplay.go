@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package xdisplay owns private X displays for tests, evaluation and CI: an Xvfb server
 // on a display number Xvfb picks itself, with its own MIT-MAGIC-COOKIE-1 authority file,
 // plus an openbox window manager. Nothing here touches the caller's DISPLAY unless asked

@@ -11,6 +11,8 @@ import (
 	_ "image/png"  // decode PNG screenshots
 	"net/http"
 	"strings"
+
+	_ "golang.org/x/image/webp" // decode WebP screenshots
 )
 
 // Request is one chat completion request as the server received it.

@@ -1,0 +1,14 @@
+package desktop
+
+// DefaultBackend is the backend Open uses when Options.Backend is "": x11 on
+// Linux, where deskpilot's own XTest and MIT-SHM code drives any display.
+const DefaultBackend = "x11"
+
+// backends lists the backends of this build by name.
+func backends() map[string]opener {
+	m := map[string]opener{"x11": openX11}
+	if open := robotgoOpener(); open != nil {
+		m["robotgo"] = open
+	}
+	return m
+}
