@@ -96,8 +96,9 @@ func xmessageMarks(t *testing.T, k *desk, mode string, reader *ocr.Reader) {
 	}
 }
 
-// tkForm: click_text on a Tk form's label and button; find_text of text that
-// is not there says what is closest; the tree has nothing for Tk.
+// tkForm: click_text on a Tk form's label and button; find_text right after
+// the click reads the app's answer (the status label changed); find_text of
+// text that is not there says what is closest; the tree has nothing for Tk.
 func tkForm(t *testing.T, k *desk, mode string, reader *ocr.Reader) {
 	form := testapps.StartForm(t, k.d)
 	fin, srv := k.run(t, config.Settings{CoordMode: mode}, reader, "Save the name Ada",
@@ -106,13 +107,17 @@ print(find_text("Submit"))`),
 		code(`click_text("Name")
 press("tab")
 type_text("Ada")
-click_text("Save")`),
+click_text("Save")
+print("after save", len(find_text("not saved", exact=True)), len(find_text("saved", exact=True)))`),
 		code(`final_answer("saved")`))
 	if fin.Outcome != agent.Answered {
 		t.Fatalf("run %+v; observation:\n%s", fin, lastText(t, srv, len(srv.Requests())-1))
 	}
 	if name, _, err := form.Saved(); err != nil || name != "Ada" {
 		t.Errorf("the form saved name %q (%v), want Ada", name, err)
+	}
+	if obs := lastText(t, srv, 2); !strings.Contains(obs, "Printed output:\nafter save 0 1\n") {
+		t.Errorf("find_text after the click did not read the label it changed:\n%s", obs)
 	}
 	obs := lastText(t, srv, 1)
 	for _, want := range []string{
