@@ -71,7 +71,7 @@ func (r *runState) observeStep(ctx context.Context, res script.Result, notes, hi
 		ev.Error = r.redact(res.Err.Error())
 	}
 	r.disp.emit(ev)
-	return observation{text: text, attached: attached, shot: llm.Part{ImageURL: v.dataURL}}, nil
+	return observation{text: text, attached: attached, shot: v.part()}, nil
 }
 
 // stepError is a step's error as the model reads it. A model that wrote the
@@ -149,7 +149,7 @@ func (r *runState) encodeAttachments(atts []script.Attachment) (parts []llm.Part
 		if err != nil {
 			return nil, nil, fmt.Errorf("encode %s: %w", at.Label, err)
 		}
-		parts = append(parts, llm.Part{ImageURL: vision.DataURL(r.attEnc.Format, data)})
+		parts = append(parts, llm.Part{Image: data, ImageMIME: r.attEnc.Format.MIME()})
 		labels = append(labels, at.Label)
 	}
 	return parts, labels, nil
