@@ -81,7 +81,6 @@ func ReadPriors(dir string) ([]Prior, error) {
 	return chain, nil
 }
 
-
 // Continue starts a follow-up turn: task is what the person asks next, and the
 // conversation begins with the earlier runs (oldest first, from ReadPriors):
 // their tasks, the model's replies and what it was told, their screenshots
