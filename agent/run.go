@@ -40,6 +40,7 @@ type runState struct {
 	rec       *recorder
 	input     *trackedInput
 	replay    *replayer // the recording a replay checks against; nil in other runs
+	priors    []Prior   // the earlier runs a follow-up continues, oldest first
 
 	frame      *image.RGBA   // the newest full-resolution frame
 	marks      []vision.Mark // last actions, drawn on the next screenshot
@@ -63,12 +64,12 @@ type runState struct {
 func (r *runState) currentStep() int { return int(r.curStep.Load()) }
 
 // newRun sets a run up; rp is the recording of a replay, nil otherwise.
-func (a *Agent) newRun(ctx context.Context, task string, h Hooks, s *Session, rp *replayer) (*runState, error) {
-	return a.newRunWith(ctx, a.Config, task, h, s, rp)
+func (a *Agent) newRun(ctx context.Context, task string, h Hooks, s *Session, rp *replayer, priors ...Prior) (*runState, error) {
+	return a.newRunWith(ctx, a.Config, task, h, s, rp, priors...)
 }
 
 // newRunWith sets up a run with the given config instead of a.Config.
-func (a *Agent) newRunWith(ctx context.Context, c Config, task string, h Hooks, s *Session, rp *replayer) (*runState, error) {
+func (a *Agent) newRunWith(ctx context.Context, c Config, task string, h Hooks, s *Session, rp *replayer, priors ...Prior) (*runState, error) {
 	if strings.TrimSpace(task) == "" {
 		return nil, errors.New("the task is empty")
 	}
@@ -86,8 +87,9 @@ func (a *Agent) newRunWith(ctx context.Context, c Config, task string, h Hooks, 
 		mapper:  mapperFor(cfg, a.Display),
 		started: a.now(),
 		replay:  rp,
+		priors:  priors,
 	}
-	r.conv = newConversation(r.hist.History(), cfg.KeepImages)
+	r.conv = newConversation(r.hist.History(), cfg.KeepImages, cfg.ImageChunk)
 	enc := vision.Encoder{Format: cfg.ImageFormat, Quality: cfg.ImageQuality}
 	r.obs = &vision.Observer{Mapper: r.mapper, Encoder: enc}
 	r.attEnc = enc
@@ -191,7 +193,11 @@ func (r *runState) loop(ctx context.Context) Finished {
 		ImageSize: r.mapper.Image, CoordMode: string(r.mapper.Mode), TraceDir: r.traceDir(), Time: r.started,
 	})
 	r.disp.emit(view.observed(0, "The screen when the task started."))
-	r.conv.start(sys, withLayers(r.hist.FirstTurn(r.task), r.redact(view.notes)), llm.Part{ImageURL: view.dataURL})
+	if notes := r.redact(view.notes); len(r.priors) > 0 {
+		r.startPriors(sys, notes, view.part())
+	} else {
+		r.conv.start(sys, withLayers(r.hist.FirstTurn(r.task), notes), view.part())
+	}
 	r.input.settle() // from here on, input the agent did not send is a person's
 	for r.step = 1; r.step <= r.cfg.MaxSteps; r.step++ {
 		if err := r.session.gate.wait(ctx); err != nil {
@@ -388,12 +394,17 @@ func (r *runState) capture(ctx context.Context) (*image.RGBA, error) {
 
 // view is the model's picture of the screen.
 type view struct {
-	image   *image.RGBA // what the model sees (a copy the caller may keep)
-	data    []byte      // image encoded as sent to the model
-	format  string      // "png" or "jpeg"
-	full    *image.RGBA // the full frame with deskpilot's windows masked
-	dataURL string
-	notes   string // what the observation adds to the image: marks, layers (agent/ground.go)
+	image  *image.RGBA // what the model sees (a copy the caller may keep)
+	data   []byte      // image encoded as sent to the model
+	format string      // "png" or "jpeg"
+	full   *image.RGBA // the full frame with deskpilot's windows masked
+	notes  string      // what the observation adds to the image: marks, layers (agent/ground.go)
+}
+
+// part is the view as a message part: the encoded bytes, held once (the data
+// URL is built only while a request is sent).
+func (v view) part() llm.Part {
+	return llm.Part{Image: v.data, ImageMIME: vision.Format(v.format).MIME()}
 }
 
 // observed is the Observed event showing this view.
@@ -423,7 +434,7 @@ func (r *runState) observe(ctx context.Context, full *image.RGBA) (view, error) 
 	}
 	// The Observer reuses its image; the UI gets its own copy.
 	return view{image: vision.Crop(o.Image, o.Image.Rect), data: o.Data, format: string(o.Format),
-		full: o.Full, dataURL: o.DataURL(), notes: notes}, nil
+		full: o.Full, notes: notes}, nil
 }
 
 // ownRects returns deskpilot's own windows on the target display, root coordinates.

@@ -199,7 +199,7 @@ func AgentConfig(cfg config.Config) (agent.Config, error) {
 	return agent.Config{
 		Model: cfg.Model, BaseURL: RedactURL(cfg.BaseURL), Dialect: dl,
 		CoordMode: cfg.Coords, MaxSide: cfg.MaxSide, ImageFormat: cfg.ImageFormat, ImageQuality: cfg.Quality,
-		MaxSteps: cfg.MaxSteps, KeepImages: cfg.KeepImages, PlanEvery: cfg.PlanEvery,
+		MaxSteps: cfg.MaxSteps, KeepImages: cfg.KeepImages, ImageChunk: cfg.ImageChunk, PlanEvery: cfg.PlanEvery,
 		MaxTokens: cfg.MaxTokens, Temperature: cfg.Temperature, TraceDir: cfg.TraceDir, Monitor: cfg.Display,
 		Marks: cfg.Marks, ObserveA11y: slices.Contains(cfg.Observe, config.ObserveA11y),
 		ObserveOCR: slices.Contains(cfg.Observe, config.ObserveOCR),
