@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"image/draw"
 	"time"
 
 	"deskpilot/a11y"
 	"deskpilot/a11y/atspi"
+	"deskpilot/agent"
 	"deskpilot/agent/script"
 	"deskpilot/internal/config"
 	"deskpilot/vision/ocr"
@@ -33,6 +35,28 @@ func (t textReader) ReadText(ctx context.Context, frame *image.RGBA) (script.Scr
 		return nil, err
 	}
 	return screenText{txt}, nil
+}
+
+// pageOCR is the inspector's OCR for pages without a text layer (scanned
+// PDFs): the agent's text reader, looked up when a page is read (the reader
+// is set after the tools are made), its lines joined.
+func pageOCR(a *agent.Agent) func(ctx context.Context, img image.Image) (string, error) {
+	return func(ctx context.Context, img image.Image) (string, error) {
+		t, ok := a.Text.(textReader)
+		if !ok {
+			return "", errors.New("no OCR engine in this deskpilot")
+		}
+		rgba, ok := img.(*image.RGBA)
+		if !ok {
+			rgba = image.NewRGBA(img.Bounds())
+			draw.Draw(rgba, rgba.Rect, img, img.Bounds().Min, draw.Src)
+		}
+		txt, err := t.r.Read(ctx, rgba)
+		if err != nil {
+			return "", err
+		}
+		return txt.String(), nil
+	}
 }
 
 // noText is the reader of a deskpilot that cannot read text: every read

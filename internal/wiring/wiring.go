@@ -269,6 +269,7 @@ func researchTools(_ context.Context, cfg config.Config, a *agent.Agent, model a
 		Roots:       roots,
 		DownloadDir: downloads,
 		Ask:         agent.InspectAsk(model, a.Config),
+		OCR:         pageOCR(a),
 	})
 	key := ""
 	if cfg.SearchKeyEnv != "" {
