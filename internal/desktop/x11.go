@@ -18,6 +18,7 @@ import (
 // connections (actions/robot's package doc says why not robotgo on X11).
 type x11 struct {
 	name string
+	auth string // Options.XAuthority
 	sc   *screen.Screen
 	rb   *robot.Robot
 	own  *windowTracker // nil unless Options.HasWindow
@@ -31,13 +32,13 @@ func openX11(o Options) (backend, error) {
 	if name == "" {
 		return nil, errors.New("no X display: DISPLAY is not set. Run deskpilot inside a desktop session, or point it at one with --x-display :N (for a private one: Xvfb :1 & deskpilot --x-display :1)")
 	}
-	sc, err := screen.Open(name)
+	sc, err := screen.OpenAuth(name, o.XAuthority)
 	if err != nil {
 		return nil, fmt.Errorf("open display %s: %w", name, err)
 	}
-	x := &x11{name: name, sc: sc}
+	x := &x11{name: name, auth: o.XAuthority, sc: sc}
 	if o.HasWindow {
-		if x.own, err = trackWindows(name, os.Getpid()); err != nil {
+		if x.own, err = trackWindows(name, o.XAuthority, os.Getpid()); err != nil {
 			sc.Close()
 			return nil, err
 		}
@@ -62,7 +63,7 @@ func (x *x11) capture(ctx context.Context, r image.Rectangle) (*image.RGBA, erro
 }
 
 func (x *x11) input(bounds image.Rectangle) (Input, error) {
-	rb, err := robot.New(x.name, bounds)
+	rb, err := robot.NewAuth(x.name, x.auth, bounds)
 	if err != nil {
 		return nil, fmt.Errorf("input on %s: %w", x.name, err)
 	}
@@ -85,9 +86,11 @@ func (x *x11) ownWindows() ([]image.Rectangle, error) {
 	return x.sc.WindowsOfPID(os.Getpid())
 }
 
-func (x *x11) env() []string {
-	env := append(os.Environ(), "DISPLAY="+x.name)
-	return env
+func (x *x11) displayEnv() []string {
+	if x.auth == "" {
+		return []string{"DISPLAY=" + x.name}
+	}
+	return []string{"DISPLAY=" + x.name, "XAUTHORITY=" + x.auth}
 }
 
 func (x *x11) close() error {
