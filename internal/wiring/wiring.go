@@ -49,6 +49,9 @@ type Options struct {
 	// inspector may read it); "" = a new folder per agent under
 	// $XDG_CACHE_HOME/deskpilot/downloads.
 	Downloads string
+	// PDF is the file inspector's PDF engine; nil = one of its own, started on
+	// the first PDF. Agents of one process (an evaluation) share one.
+	PDF *inspect.PDFEngine
 	// XAuthority is the X authority file to connect to cfg's X display with;
 	// "" = $XAUTHORITY. A private display with a cookie of its own needs it
 	// (vision/xdisplay.Display.XAuthority).
@@ -250,6 +253,7 @@ func researchTools(_ context.Context, cfg config.Config, a *agent.Agent, model a
 		Roots:       roots,
 		DownloadDir: downloads,
 		Home:        home,
+		PDF:         o.PDF,
 		Ask:         agent.InspectAsk(model, a.Config),
 	})
 	key := ""
