@@ -12,6 +12,9 @@ import (
 	"sync"
 	"testing"
 
+	batchv1 "k8s.io/api/batch/v1"
+	"sigs.k8s.io/yaml"
+
 	"deskpilot/agent/llm/llmtest"
 )
 
@@ -183,5 +186,54 @@ func TestEvalShardsAndMerge(t *testing.T) {
 	}
 	for _, r := range sum.Results {
 		checkTrace(t, merged, *r.Trace)
+	}
+}
+
+// TestEvalManifestArgs: the command lines of the Kubernetes Jobs in
+// deploy/k8s parse with the real commands and mean what the Job intends
+// (each pod resumes its own shard folder).
+func TestEvalManifestArgs(t *testing.T) {
+	jobArgs := func(file string) []string {
+		data, err := os.ReadFile(filepath.Join("../../deploy/k8s", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var job batchv1.Job
+		if err := yaml.Unmarshal(data, &job); err != nil {
+			t.Fatal(err)
+		}
+		c := job.Spec.Template.Spec.Containers[0]
+		return append(append([]string(nil), c.Command...), c.Args...)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want map[string]string // flag -> value
+	}{
+		{"eval job", jobArgs("job.yaml"), map[string]string{"resume": "/results/shard-3", "shard": "3/4", "json": "true"}},
+		{"merge job", strings.Fields(strings.TrimPrefix(jobArgs("merge-job.yaml")[2], "exec deskpilot ")), map[string]string{"out": "/results/merged", "json": "true"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := make([]string, len(tt.args))
+			for i, a := range tt.args { // as Kubernetes expands it in pod 3
+				args[i] = strings.ReplaceAll(a, "$(JOB_COMPLETION_INDEX)", "3")
+			}
+			cmd, rest, err := newRootCmd("test").Find(args)
+			if err != nil || !strings.HasPrefix(cmd.CommandPath(), "deskpilot eval") {
+				t.Fatalf("args %q: %v (command %q)", args, err, cmd.CommandPath())
+			}
+			if err := cmd.ParseFlags(rest); err != nil {
+				t.Fatalf("args %q: %v", args, err)
+			}
+			if err := cmd.ValidateArgs(cmd.Flags().Args()); err != nil {
+				t.Errorf("args %q: %v", args, err)
+			}
+			for name, want := range tt.want {
+				if f := cmd.Flags().Lookup(name); f == nil || f.Value.String() != want {
+					t.Errorf("--%s = %v, want %s", name, f, want)
+				}
+			}
+		})
 	}
 }
