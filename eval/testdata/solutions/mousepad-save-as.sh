@@ -1,9 +1,8 @@
 . "$(dirname "$0")/lib.sh"
 focus 'Mousepad$'
 typed "$(pick 'draft v2' 'draft v3')"
-xdotool key ctrl+shift+s
+press_until 'Mousepad$' ctrl+shift+s xdotool search --onlyvisible --name '^Save As$'
 focus '^Save As$'
 xdotool key ctrl+a
 typed "$HOME/draft.txt"
-xdotool key Return
-until_true test -s ~/draft.txt
+press_until '^Save As$' Return test -s ~/draft.txt
