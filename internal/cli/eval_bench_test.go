@@ -72,7 +72,7 @@ func isolateB(b *testing.B) {
 	}
 }
 
-// memSampler samples, every 200 ms, the resident memory (MB) per display
+// memSampler samples, every 500 ms, the resident memory (MB) per display
 // (Xvfb and openbox children of this process, per Xvfb), per sandbox child,
 // and of this process; it reports the median of the first two (a process
 // caught starting or exiting is no typical one) and the peak of the last.
@@ -100,7 +100,7 @@ func (s *memSampler) sample(ctx context.Context) <-chan struct{} {
 			select {
 			case <-ctx.Done():
 				return
-			case <-time.After(200 * time.Millisecond):
+			case <-time.After(500 * time.Millisecond):
 			}
 		}
 	}()
@@ -122,34 +122,30 @@ func (s *memSampler) medians() (display, sandbox float64) {
 	return med(s.displays), med(s.sandboxs)
 }
 
-// memNow reads /proc: MB per display, MB per sandbox child, MB of this process.
+// memNow reads /proc for this process and its children (no scan of every
+// process: the sampler must not load the machine it measures): MB per
+// display, MB per sandbox child, MB of this process.
 func memNow() (perDisplay, perSandbox, self float64) {
 	me := strconv.Itoa(os.Getpid())
-	entries, _ := os.ReadDir("/proc")
+	var kids []string
+	tasks, _ := filepath.Glob(filepath.Join("/proc", me, "task", "*", "children"))
+	for _, f := range tasks {
+		data, _ := os.ReadFile(f)
+		kids = append(kids, strings.Fields(string(data))...)
+	}
 	var xKB, sbKB float64
 	servers, sandboxes := 0, 0
-	for _, e := range entries {
-		status, err := os.ReadFile(filepath.Join("/proc", e.Name(), "status"))
-		if err != nil {
-			continue
-		}
-		f := map[string]string{}
-		for _, line := range strings.Split(string(status), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok {
-				f[k] = strings.TrimSpace(v)
-			}
-		}
-		rss, _ := strconv.ParseFloat(strings.TrimSuffix(f["VmRSS"], " kB"), 64)
+	for _, pid := range append(kids, me) {
+		name, rss := procStatus(pid)
 		switch {
-		case e.Name() == me:
+		case pid == me:
 			self = rss / 1024
-		case f["PPid"] != me:
-		case f["Name"] == "Xvfb":
+		case name == "Xvfb":
 			servers++
 			xKB += rss
-		case f["Name"] == "openbox":
+		case name == "openbox":
 			xKB += rss
-		case strings.HasPrefix(f["Name"], "cli.test"):
+		case strings.HasPrefix(name, "cli.test"):
 			sandboxes++
 			sbKB += rss
 		}
@@ -161,4 +157,22 @@ func memNow() (perDisplay, perSandbox, self float64) {
 		perSandbox = sbKB / 1024 / float64(sandboxes)
 	}
 	return perDisplay, perSandbox, self
+}
+
+// procStatus reads a process's name and resident memory (kB).
+func procStatus(pid string) (name string, rssKB float64) {
+	status, err := os.ReadFile(filepath.Join("/proc", pid, "status"))
+	if err != nil {
+		return "", 0
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		k, v, _ := strings.Cut(line, ":")
+		switch k {
+		case "Name":
+			name = strings.TrimSpace(v)
+		case "VmRSS":
+			rssKB, _ = strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+		}
+	}
+	return name, rssKB
 }

@@ -5,6 +5,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"image"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -235,5 +236,34 @@ func TestEvalManifestArgs(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEvalOnExistingDisplay runs tasks one after another on a display that
+// is already there (--x-display: the test's own), and records a run whose
+// model refuses the key as a failed task with its reason, not as a failed
+// evaluation.
+func TestEvalOnExistingDisplay(t *testing.T) {
+	isolate(t)
+	suite := answerSuite(t, 2)
+	m := newScriptedModel(t, map[string]policy{"answer-": answerPolicy})
+	srv := llmtest.New(t, append(m.replies(2), llmtest.Reply{Status: 401, Message: "invalid key"})...)
+	out := filepath.Join(t.TempDir(), "results")
+	stdout, stderr, code := runCLI(t.Context(), "eval", suite, "--out", out, "--x-display", os.Getenv("DISPLAY"), "--json",
+		"--base-url", srv.URL, "--model", "m")
+	if code != exitAnswered {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	sum, res := parseSummary(t, stdout)
+	if sum.Tasks != 2 || sum.Passed != 1 || !*res["t0"].Correct {
+		t.Errorf("summary %+v", sum)
+	}
+	if r := res["t1"]; *r.Correct || *r.Exit != exitFailed || !strings.Contains(*r.Error, "invalid key") {
+		t.Errorf("t1: correct %v exit %d error %q; want a failed run that says why", *r.Correct, *r.Exit, *r.Error)
+	}
+	for _, r := range srv.Requests() {
+		if imgs := r.Images(); len(imgs) > 0 && imgs[0].Size != image.Pt(1280, 800) {
+			t.Errorf("screenshot %v, want the test display's 1280x800", imgs[0].Size)
+		}
 	}
 }
