@@ -27,11 +27,19 @@ type Config struct {
 	ImageFormat vision.Format // "" = PNG
 	// ImageQuality is the JPEG quality, 1..100; 0 = 85.
 	ImageQuality int
-	MaxSteps     int     // step limit; 0 = 30
-	KeepImages   int     // screenshots kept in the request; 0 = 3
-	PlanEvery    int     // planning interval in steps; 0 = no planning
-	MaxTokens    int     // longest reply in tokens; 0 = 2048
-	Temperature  float64 // sampling temperature; 0 = the server's default
+	MaxSteps     int // step limit; 0 = 30
+	// KeepImages is how many screenshots stay in the request; 0 = the
+	// dialect's (dialect.History.KeepImages: 5 for UI-TARS and Qwen), else 3.
+	KeepImages int
+	// ImageChunk is how many older screenshots leave the request at a time:
+	// the request keeps between KeepImages and KeepImages+ImageChunk-1 of
+	// them, so for ImageChunk steps in a row each request starts with the
+	// previous one, byte for byte, and a provider's prompt cache hits. 1 drops
+	// one every step (no cache hits); 0 = KeepImages.
+	ImageChunk  int
+	PlanEvery   int     // planning interval in steps; 0 = no planning
+	MaxTokens   int     // longest reply in tokens; 0 = 2048
+	Temperature float64 // sampling temperature; 0 = the server's default
 	// TraceDir is where traces are written (a folder per run); "" = no trace.
 	TraceDir string
 	// Monitor is the index of the target monitor, told to the model when the
@@ -73,7 +81,13 @@ func (c Config) withDefaults() Config {
 		c.MaxSteps = DefaultMaxSteps
 	}
 	if c.KeepImages <= 0 {
+		c.KeepImages = dialect.HistorianOf(c.Dialect).History().KeepImages
+	}
+	if c.KeepImages <= 0 {
 		c.KeepImages = DefaultKeepImages
+	}
+	if c.ImageChunk <= 0 {
+		c.ImageChunk = c.KeepImages
 	}
 	if c.MaxTokens <= 0 {
 		c.MaxTokens = DefaultMaxTokens

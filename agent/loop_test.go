@@ -116,24 +116,39 @@ func TestStepLimitAsksForAnswer(t *testing.T) {
 }
 
 // TestRequestSizeStaysFlat: only the newest screenshots stay in the prompt, so the
-// request at step 30 carries no more images than at step 4.
+// request at step 30 carries no more images than at step 4. Older screenshots
+// leave in chunks (image_chunk, default keep_images): with keep 3 a request
+// holds 3 to 5 of them; with a chunk of 1, exactly 3.
 func TestRequestSizeStaysFlat(t *testing.T) {
-	var replies []llmtest.Reply
-	for i := 0; i < 29; i++ {
-		replies = append(replies, code("print(\"step\")"))
+	tests := []struct {
+		name     string
+		chunk    int
+		min, max int
+	}{
+		{"chunked", 0, 3, 5},
+		{"one at a time", 1, 3, 3},
 	}
-	replies = append(replies, code("final_answer(\"ok\")"))
-	r := newRig(t, config.Settings{MaxSteps: 30, KeepImages: 3}, replies...)
-	if fin := r.run("long run"); fin.Outcome != agent.Answered {
-		t.Fatalf("got %s (%s)", fin.Outcome, fin.Error)
-	}
-	reqs := r.srv.Requests()
-	n4, n30 := len(reqs[3].Images()), len(reqs[29].Images())
-	if n4 != 3 || n30 != 3 {
-		t.Errorf("images at step 4: %d, at step 30: %d; want 3 and 3", n4, n30)
-	}
-	if !strings.Contains(string(reqs[29].Body), "older screenshot was removed") {
-		t.Errorf("no placeholder for removed screenshots at step 30")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var replies []llmtest.Reply
+			for i := 0; i < 29; i++ {
+				replies = append(replies, code("print(\"step\")"))
+			}
+			replies = append(replies, code("final_answer(\"ok\")"))
+			r := newRig(t, config.Settings{MaxSteps: 30, KeepImages: 3, ImageChunk: tt.chunk}, replies...)
+			if fin := r.run("long run"); fin.Outcome != agent.Answered {
+				t.Fatalf("got %s (%s)", fin.Outcome, fin.Error)
+			}
+			reqs := r.srv.Requests()
+			for i, req := range reqs[3:] {
+				if n := len(req.Images()); n < tt.min || n > tt.max {
+					t.Errorf("images at step %d: %d, want %d to %d", i+4, n, tt.min, tt.max)
+				}
+			}
+			if !strings.Contains(string(reqs[29].Body), "older screenshot was removed") {
+				t.Errorf("no placeholder for removed screenshots at step 30")
+			}
+		})
 	}
 }
 

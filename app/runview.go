@@ -221,7 +221,14 @@ func (v *runView) refreshPicker() {
 		v.modelInfo.SetText("no model configured — open Settings")
 		v.modelInfo.Importance = widget.WarningImportance
 	default:
-		v.modelInfo.SetText(fmt.Sprintf("%s at %s", u.cfg.Model, u.cfg.BaseURL))
+		info := fmt.Sprintf("%s at %s", u.cfg.Model, u.cfg.BaseURL)
+		if c, err := u.resolved(); err == nil {
+			info += " · dialect " + c.DialectNote()
+			if c.HasGrounder() {
+				info += " · grounder " + c.Grounder.Model
+			}
+		}
+		v.modelInfo.SetText(info)
 		v.modelInfo.Importance = widget.LowImportance
 	}
 	v.modelInfo.Refresh()
