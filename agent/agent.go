@@ -128,12 +128,17 @@ func (s *Session) Result() Finished {
 
 // Start begins a run in its own goroutine.
 func (a *Agent) Start(ctx context.Context, task string, h Hooks) *Session {
+	return a.start(ctx, task, h, nil)
+}
+
+// start begins a run, a follow-up of priors when there are any.
+func (a *Agent) start(ctx context.Context, task string, h Hooks, priors []Prior) *Session {
 	ctx, cancel := context.WithCancel(ctx)
 	s := &Session{cancel: cancel, gate: newGate(), done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
 		defer cancel()
-		res := a.run(ctx, task, h, s)
+		res := a.run(ctx, task, h, s, priors)
 		s.mu.Lock()
 		s.result = res
 		s.mu.Unlock()
@@ -163,8 +168,8 @@ func (a *Agent) log() *slog.Logger {
 }
 
 // run is the whole of one run: set-up, steps, and the end.
-func (a *Agent) run(ctx context.Context, task string, h Hooks, s *Session) Finished {
-	r, err := a.newRun(ctx, task, h, s, nil)
+func (a *Agent) run(ctx context.Context, task string, h Hooks, s *Session, priors []Prior) Finished {
+	r, err := a.newRun(ctx, task, h, s, nil, priors...)
 	if err != nil {
 		fin := Finished{Outcome: Failed, Error: err.Error()}
 		if errors.Is(err, context.Canceled) {

@@ -73,13 +73,15 @@ func (c *conversation) user(text string, attached []llm.Part, shot llm.Part) {
 // ones dropped or replaced by a note as the layout says. They leave in chunks:
 // between two chunk boundaries every request is the previous one plus the new
 // turns, so a provider's prefix cache (OpenAI, Anthropic, vLLM) serves all but
-// the new tail.
+// the new tail. A screenshot that left is gone from the history too (it never
+// comes back), so a long run holds no more than keep+chunk-1 of them.
 func (c *conversation) request() []llm.Message {
-	return pruneImages(c.msgs, c.kept(), c.layout.DropOldImages)
+	c.msgs = pruneImages(c.msgs, c.kept(), c.layout.DropOldImages)
+	return slices.Clone(c.msgs)
 }
 
-// kept is how many of the screenshots are sent: all when there are no more
-// than keep; otherwise keep plus the ones a partial chunk leaves.
+// kept is how many of the history's screenshots to keep: all of them until
+// there are keep+chunk, then keep.
 func (c *conversation) kept() int {
 	n := 0
 	for _, m := range c.msgs {
@@ -89,11 +91,10 @@ func (c *conversation) kept() int {
 			}
 		}
 	}
-	if n <= c.keep {
-		return n
+	if n >= c.keep+c.chunk {
+		return c.keep
 	}
-	extra := n - c.keep
-	return n - (extra - extra%c.chunk)
+	return n
 }
 
 // withoutSystem is request without the system message (the step-limit call

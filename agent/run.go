@@ -40,6 +40,7 @@ type runState struct {
 	rec       *recorder
 	input     *trackedInput
 	replay    *replayer // the recording a replay checks against; nil in other runs
+	priors    []Prior   // the earlier runs a follow-up continues, oldest first
 
 	frame      *image.RGBA   // the newest full-resolution frame
 	marks      []vision.Mark // last actions, drawn on the next screenshot
@@ -61,12 +62,12 @@ type runState struct {
 func (r *runState) currentStep() int { return int(r.curStep.Load()) }
 
 // newRun sets a run up; rp is the recording of a replay, nil otherwise.
-func (a *Agent) newRun(ctx context.Context, task string, h Hooks, s *Session, rp *replayer) (*runState, error) {
-	return a.newRunWith(ctx, a.Config, task, h, s, rp)
+func (a *Agent) newRun(ctx context.Context, task string, h Hooks, s *Session, rp *replayer, priors ...Prior) (*runState, error) {
+	return a.newRunWith(ctx, a.Config, task, h, s, rp, priors...)
 }
 
 // newRunWith sets up a run with the given config instead of a.Config.
-func (a *Agent) newRunWith(ctx context.Context, c Config, task string, h Hooks, s *Session, rp *replayer) (*runState, error) {
+func (a *Agent) newRunWith(ctx context.Context, c Config, task string, h Hooks, s *Session, rp *replayer, priors ...Prior) (*runState, error) {
 	if strings.TrimSpace(task) == "" {
 		return nil, errors.New("the task is empty")
 	}
@@ -84,6 +85,7 @@ func (a *Agent) newRunWith(ctx context.Context, c Config, task string, h Hooks, 
 		mapper:  mapperFor(cfg, a.Display),
 		started: a.now(),
 		replay:  rp,
+		priors:  priors,
 	}
 	r.conv = newConversation(r.hist.History(), cfg.KeepImages, cfg.ImageChunk)
 	enc := vision.Encoder{Format: cfg.ImageFormat, Quality: cfg.ImageQuality}
@@ -189,7 +191,11 @@ func (r *runState) loop(ctx context.Context) Finished {
 		ImageSize: r.mapper.Image, CoordMode: string(r.mapper.Mode), TraceDir: r.traceDir(), Time: r.started,
 	})
 	r.disp.emit(view.observed(0, "The screen when the task started."))
-	r.conv.start(sys, r.hist.FirstTurn(r.task), view.part())
+	if len(r.priors) > 0 {
+		r.startPriors(sys, view.part())
+	} else {
+		r.conv.start(sys, r.hist.FirstTurn(r.task), view.part())
+	}
 	r.input.settle() // from here on, input the agent did not send is a person's
 	for r.step = 1; r.step <= r.cfg.MaxSteps; r.step++ {
 		if err := r.session.gate.wait(ctx); err != nil {
