@@ -151,6 +151,14 @@ func (o Options) check() (Options, error) {
 	return o, nil
 }
 
+// StartError is an evaluation that could not start: nothing ran and no result
+// was recorded. `deskpilot eval` exits with the usage code for it.
+type StartError struct{ Err error }
+
+func (e *StartError) Error() string { return e.Err.Error() }
+
+func (e *StartError) Unwrap() error { return e.Err }
+
 // Shard selects every Count-th task of a suite, starting at the Index-th (from 0),
 // in the suite's order. The zero value selects all tasks.
 type Shard struct {

@@ -37,19 +37,21 @@ const (
 // cancelled, their displays closed), nothing more starts, the summary of the
 // tasks finished so far is written and returned, marked Interrupted, with an
 // error wrapping ctx's. Interrupted tasks are not recorded: Options.Resume runs
-// them again. Any other error means the evaluation could not start or its
-// results could not be written.
+// them again. An evaluation that could not start (bad options, a suite that
+// does not load, a results folder that cannot take it, an X display that does
+// not answer) is a *StartError; any other error means results could not be
+// written.
 func Run(ctx context.Context, o Options, run Runner) (Summary, error) {
 	if run == nil {
-		return Summary{}, errors.New("eval: no runner")
+		return Summary{}, &StartError{errors.New("eval: no runner")}
 	}
 	o, err := o.check()
 	if err != nil {
-		return Summary{}, err
+		return Summary{}, &StartError{err}
 	}
 	suite, err := Load(o.Suite)
 	if err != nil {
-		return Summary{}, err
+		return Summary{}, &StartError{err}
 	}
 	tasks := o.Shard.pick(suite.Tasks)
 	info := runInfo{Version: 1, Suite: suite.Name, SuitePath: suite.Path, Model: o.Model, Shard: o.Shard.String(),
@@ -60,12 +62,12 @@ func Run(ctx context.Context, o Options, run Runner) (Summary, error) {
 	h := &harness{o: o, run: run, suite: suite}
 	if o.XDisplay != "" {
 		if h.shared, err = xdisplay.Attach(o.XDisplay); err != nil {
-			return Summary{}, fmt.Errorf("eval: %w", err)
+			return Summary{}, &StartError{fmt.Errorf("eval: %w", err)}
 		}
 		defer h.shared.Close()
 	}
 	if h.out, err = openOut(o.Out, o.Resume, info); err != nil {
-		return Summary{}, err
+		return Summary{}, &StartError{err}
 	}
 	out := h.out
 	var todo []*Task

@@ -116,8 +116,8 @@ func TestCancelAndResume(t *testing.T) {
 	}
 	start := time.Now()
 	sum, err := Run(ctx, Options{Suite: suite, Out: out, Model: "m", Parallel: 1, Screen: image1280()}, blocking)
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("Run = %v, want context.Canceled", err)
+	if !errors.Is(err, context.Canceled) || errors.As(err, new(*StartError)) {
+		t.Fatalf("Run = %v, want context.Canceled (not a StartError: it started)", err)
 	}
 	if time.Since(start) > 2*time.Minute {
 		t.Errorf("cancelled run took %s", time.Since(start))
@@ -133,11 +133,12 @@ func TestCancelAndResume(t *testing.T) {
 	}
 	waitNoXvfb(t)
 
-	if _, err := Run(t.Context(), Options{Suite: suite, Out: out, Model: "m"}, answering()); err == nil {
-		t.Error("a second run into the same folder without Resume succeeded")
+	var startErr *StartError
+	if _, err := Run(t.Context(), Options{Suite: suite, Out: out, Model: "m"}, answering()); !errors.As(err, &startErr) {
+		t.Errorf("a second run into the same folder without Resume: %v, want a StartError", err)
 	}
-	if _, err := Run(t.Context(), Options{Suite: suite, Out: out, Model: "other", Resume: true}, answering()); err == nil || !strings.Contains(err.Error(), "model") {
-		t.Errorf("resume with another model: %v", err)
+	if _, err := Run(t.Context(), Options{Suite: suite, Out: out, Model: "other", Resume: true}, answering()); !errors.As(err, &startErr) || !strings.Contains(err.Error(), "model") {
+		t.Errorf("resume with another model: %v, want a StartError", err)
 	}
 	var ran []string
 	var mu sync.Mutex
@@ -413,5 +414,38 @@ func TestRunGAIA(t *testing.T) {
 		if want := !slices.Contains(wrong, r.ID); r.Correct != want || r.Error != "" || r.Expected == "" {
 			t.Errorf("%s: %+v, want correct %v", r.ID, r, want)
 		}
+	}
+}
+
+// TestStartErrors: an evaluation that cannot start is a StartError and leaves
+// no results.
+func TestStartErrors(t *testing.T) {
+	suite := answerSuite(t, 1)
+	full := t.TempDir()
+	if err := os.WriteFile(filepath.Join(full, "mine.txt"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		o    Options
+		run  Runner
+	}{
+		{"no runner", Options{Suite: suite, Out: t.TempDir()}, nil},
+		{"bad options", Options{Suite: suite, Out: t.TempDir(), Parallel: -1}, answering()},
+		{"missing suite", Options{Suite: filepath.Join(suite, "none"), Out: t.TempDir()}, answering()},
+		{"a folder holding other files", Options{Suite: suite, Out: full}, answering()},
+		{"a display that does not answer", Options{Suite: suite, Out: t.TempDir(), XDisplay: ":65000"}, answering()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Run(t.Context(), tt.o, tt.run)
+			var start *StartError
+			if !errors.As(err, &start) {
+				t.Fatalf("Run = %v, want a StartError", err)
+			}
+			if _, err := os.Stat(filepath.Join(tt.o.Out, resultsFile)); err == nil {
+				t.Errorf("results.jsonl written")
+			}
+		})
 	}
 }

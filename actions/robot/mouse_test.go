@@ -6,9 +6,11 @@ import (
 	"context"
 	"errors"
 	"image"
+	"strings"
 	"testing"
 
 	"deskpilot/actions"
+	"deskpilot/vision/xdisplay"
 )
 
 func TestClickHitsWidget(t *testing.T) {
@@ -297,3 +299,37 @@ func isOutOfBounds(err error) bool {
 func isErr(err error) bool { return err != nil }
 
 func isCanceled(err error) bool { return errors.Is(err, context.Canceled) }
+
+// TestNewAuth: a display with a cookie of its own is driven through its
+// authority file while $XAUTHORITY names another display's; xdotool, a client
+// of that display, sees the pointer where the Robot put it. New alone cannot
+// reach the display.
+func TestNewAuth(t *testing.T) {
+	d, err := xdisplay.Start(t.Context(), xdisplay.Options{Width: 640, Height: 480, NoWindowManager: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if r, err := New(d.Name, image.Rectangle{}); err == nil {
+		r.Close()
+		t.Fatalf("New(%s) with another display's authority connected: the test proves nothing", d.Name)
+	}
+	r, err := NewAuth(d.Name, d.XAuthority, image.Rectangle{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if r.Bounds() != image.Rect(0, 0, 640, 480) {
+		t.Errorf("Bounds() = %v, want the 640x480 display", r.Bounds())
+	}
+	if err := r.Move(t.Context(), actions.Point{X: 321, Y: 123}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := d.Command(t.Context(), "xdotool", "getmouselocation").Output()
+	if err != nil {
+		t.Fatalf("xdotool: %v", err)
+	}
+	if !strings.HasPrefix(string(out), "x:321 y:123 ") {
+		t.Errorf("xdotool sees the pointer at %q, want x:321 y:123", out)
+	}
+}

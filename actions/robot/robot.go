@@ -49,7 +49,14 @@ type Robot struct {
 // otherwise bounds must lie within it. New fails when the display does not
 // answer or lacks the XTEST extension; it never falls back to another display.
 func New(display string, bounds image.Rectangle) (*Robot, error) {
-	conn, err := xconn.Dial(display)
+	return NewAuth(display, "", bounds)
+}
+
+// NewAuth is New with the X authority file to authenticate with: the cookie
+// xauthority holds for the display, whatever $XAUTHORITY says (a process
+// driving several private displays, each with its own cookie). "" is New.
+func NewAuth(display, xauthority string, bounds image.Rectangle) (*Robot, error) {
+	conn, err := xconn.DialAuth(display, xauthority)
 	if err != nil {
 		return nil, fmt.Errorf("robot: connect to display %q: %w", display, err)
 	}

@@ -27,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -72,7 +73,9 @@ type backend interface {
 	// when Options.HasWindow; it must be cheap: the agent calls it before every
 	// input action.
 	ownWindows() ([]image.Rectangle, error)
-	env() []string
+	// displayEnv are the variables that point a program at this desktop
+	// ("DISPLAY=:1", "XAUTHORITY=..."); nil when the session's own do.
+	displayEnv() []string
 	close() error
 }
 
@@ -83,6 +86,15 @@ type Options struct {
 	// XDisplay names the X display ("" = $DISPLAY). Only x11 can drive a display
 	// other than $DISPLAY.
 	XDisplay string
+	// XAuthority is the X authority file whose cookie the x11 backend connects
+	// with ("" = $XAUTHORITY, as every X client): a process driving several
+	// private displays, each with a cookie of its own, names each one's file.
+	// Programs launched on the desktop get XAUTHORITY set to it.
+	XAuthority string
+	// Env is the environment of programs launched on the desktop (Launch), to
+	// which the display's variables (DISPLAY, XAUTHORITY) are added; nil = this
+	// process's own environment.
+	Env []string
 	// Monitor is the index of the target monitor (0 = the first, left to right).
 	Monitor int
 	// HasWindow says this process shows windows of its own (the app); only then
@@ -101,6 +113,7 @@ type Desktop struct {
 	displays []Display
 	in       Input
 	own      bool
+	env      []string // Options.Env; nil = os.Environ()
 }
 
 // Open connects to the desktop and picks the target monitor.
@@ -132,7 +145,7 @@ func Open(o Options) (*Desktop, error) {
 		b.close()
 		return nil, fmt.Errorf("input: %w", err)
 	}
-	return &Desktop{b: b, name: name, target: target, displays: ds, in: in, own: o.HasWindow}, nil
+	return &Desktop{b: b, name: name, target: target, displays: ds, in: in, own: o.HasWindow, env: slices.Clone(o.Env)}, nil
 }
 
 // unavailable explains why backend name cannot be opened in this build.
@@ -201,9 +214,34 @@ func (d *Desktop) OwnWindows() []image.Rectangle {
 	return rs
 }
 
-// Env is the environment for programs started on this desktop: the process's
-// own, with the display's variables (DISPLAY, XAUTHORITY) set.
-func (d *Desktop) Env() []string { return d.b.env() }
+// Env is the environment for programs started on this desktop: Options.Env
+// (else the process's own), with the display's variables (DISPLAY, XAUTHORITY)
+// set. On a display other than this session's, the process's
+// $AT_SPI_BUS_ADDRESS (this session's accessibility bus) is left out, so that
+// toolkits find the display's own bus (its root window's AT_SPI_BUS
+// property), where find_elements reads them.
+func (d *Desktop) Env() []string {
+	base := d.env
+	if base == nil {
+		base = os.Environ()
+		if f, ok := d.b.(interface{ foreignDisplay() bool }); ok && f.foreignDisplay() {
+			base = slices.DeleteFunc(slices.Clone(base), func(kv string) bool { return strings.HasPrefix(kv, "AT_SPI_BUS_ADDRESS=") })
+		}
+	}
+	return setEnv(base, d.b.displayEnv()...)
+}
+
+// setEnv returns env with each "K=V" of kvs replacing any earlier value of K.
+func setEnv(env []string, kvs ...string) []string {
+	out := make([]string, 0, len(env)+len(kvs))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if !slices.ContainsFunc(kvs, func(s string) bool { return strings.HasPrefix(s, k+"=") }) {
+			out = append(out, kv)
+		}
+	}
+	return append(out, kvs...)
+}
 
 // Launch starts a program on this desktop, detached from deskpilot (its own
 // session, so it outlives the run and never gets the agent's signals), and

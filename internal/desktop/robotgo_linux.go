@@ -46,6 +46,8 @@ func openRobotgo(o Options) (backend, error) {
 		return nil, errors.New("backend robotgo drives the display in $DISPLAY, and DISPLAY is not set: run deskpilot inside the desktop session, or use --backend x11 with --x-display :N")
 	case o.XDisplay != "" && o.XDisplay != name:
 		return nil, fmt.Errorf("backend robotgo can only drive $DISPLAY (%s), not %s: robotgo opens one X connection per process from $DISPLAY and silently falls back to :0 when that fails. Set DISPLAY=%s, or use --backend x11, which drives any display", name, o.XDisplay, o.XDisplay)
+	case o.XAuthority != "" && o.XAuthority != os.Getenv("XAUTHORITY"):
+		return nil, fmt.Errorf("backend robotgo connects with $XAUTHORITY's cookie only, not %s's: use --backend x11, which takes any authority file", o.XAuthority)
 	}
 	release, err := claimRobotgo()
 	if err != nil {
@@ -68,7 +70,7 @@ func (b *rgLinux) open(o Options) error {
 		return fmt.Errorf("backend robotgo: %w", err)
 	}
 	if o.HasWindow {
-		if b.own, err = trackWindows(b.name, os.Getpid()); err != nil {
+		if b.own, err = trackWindows(b.name, "", os.Getpid()); err != nil {
 			return err
 		}
 	}
@@ -116,7 +118,7 @@ func (b *rgLinux) ownWindows() ([]image.Rectangle, error) {
 	return b.sc.WindowsOfPID(os.Getpid())
 }
 
-func (b *rgLinux) env() []string { return os.Environ() }
+func (b *rgLinux) displayEnv() []string { return nil }
 
 // checkKeys refuses keys whose keysym the keymap lacks: robotgo would send
 // keycode 0, and the BadValue error would end the process in Xlib.

@@ -23,8 +23,8 @@ type rgNative struct {
 }
 
 func openRobotgo(o Options) (backend, error) {
-	if o.XDisplay != "" {
-		return nil, errors.New("backend robotgo: --x-display names an X11 display; on this system robotgo drives the desktop of the session deskpilot runs in")
+	if o.XDisplay != "" || o.XAuthority != "" {
+		return nil, errors.New("backend robotgo: --x-display names an X11 display (and an X authority file goes with one); on this system robotgo drives the desktop of the session deskpilot runs in")
 	}
 	release, err := claimRobotgo()
 	if err != nil {
@@ -57,7 +57,7 @@ func (b *rgNative) idle() (time.Duration, error) { return systemIdle() }
 
 func (b *rgNative) ownWindows() ([]image.Rectangle, error) { return systemOwnWindows(os.Getpid()) }
 
-func (b *rgNative) env() []string { return os.Environ() }
+func (b *rgNative) displayEnv() []string { return nil }
 
 // checkKeys accepts every key: robotgo maps the key names itself here and
 // reports the ones it lacks as errors.

@@ -198,7 +198,7 @@ func coverage(area, shown, hidden image.Rectangle) func([]image.Rectangle) bool 
 // covered by another program's window, raise, unmap and destroy.
 func TestTracker(t *testing.T) {
 	x := attach(t)
-	tr, err := trackWindows("", os.Getpid())
+	tr, err := trackWindows("", "", os.Getpid())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +311,7 @@ func BenchmarkOwnWindows(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer sc.Close()
-	tr, err := trackWindows("", os.Getpid())
+	tr, err := trackWindows("", "", os.Getpid())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -61,13 +61,14 @@ const (
 )
 
 // trackWindows starts tracking the top-level windows of display name for the
-// windows of process pid.
-func trackWindows(name string, pid int) (*windowTracker, error) {
-	events, err := xconn.Dial(name)
+// windows of process pid, connecting with the cookie of authority file auth
+// ("" = $XAUTHORITY).
+func trackWindows(name, auth string, pid int) (*windowTracker, error) {
+	events, err := xconn.DialAuth(name, auth)
 	if err != nil {
 		return nil, fmt.Errorf("track windows on %s: %w", name, err)
 	}
-	query, err := xconn.Dial(name)
+	query, err := xconn.DialAuth(name, auth)
 	if err != nil {
 		xconn.Close(events)
 		return nil, fmt.Errorf("track windows on %s: %w", name, err)

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"image"
 	"os"
-	"slices"
-	"strings"
 	"time"
 
 	"deskpilot/actions/robot"
@@ -20,6 +18,7 @@ import (
 // connections (actions/robot's package doc says why not robotgo on X11).
 type x11 struct {
 	name string
+	auth string // Options.XAuthority
 	sc   *screen.Screen
 	rb   *robot.Robot
 	own  *windowTracker // nil unless Options.HasWindow
@@ -33,13 +32,13 @@ func openX11(o Options) (backend, error) {
 	if name == "" {
 		return nil, errors.New("no X display: DISPLAY is not set. Run deskpilot inside a desktop session, or point it at one with --x-display :N (for a private one: Xvfb :1 & deskpilot --x-display :1)")
 	}
-	sc, err := screen.Open(name)
+	sc, err := screen.OpenAuth(name, o.XAuthority)
 	if err != nil {
 		return nil, fmt.Errorf("open display %s: %w", name, err)
 	}
-	x := &x11{name: name, sc: sc}
+	x := &x11{name: name, auth: o.XAuthority, sc: sc}
 	if o.HasWindow {
-		if x.own, err = trackWindows(name, os.Getpid()); err != nil {
+		if x.own, err = trackWindows(name, o.XAuthority, os.Getpid()); err != nil {
 			sc.Close()
 			return nil, err
 		}
@@ -64,7 +63,7 @@ func (x *x11) capture(ctx context.Context, r image.Rectangle) (*image.RGBA, erro
 }
 
 func (x *x11) input(bounds image.Rectangle) (Input, error) {
-	rb, err := robot.New(x.name, bounds)
+	rb, err := robot.NewAuth(x.name, x.auth, bounds)
 	if err != nil {
 		return nil, fmt.Errorf("input on %s: %w", x.name, err)
 	}
@@ -92,17 +91,16 @@ func (x *x11) ownWindows() ([]image.Rectangle, error) {
 	return x.sc.WindowsOfPID(os.Getpid())
 }
 
-// env is the environment of programs started on the display. On a display
-// other than this session's ($DISPLAY), $AT_SPI_BUS_ADDRESS names this
-// session's accessibility bus: it is left out, so that toolkits find the
-// display's own bus (its root window's AT_SPI_BUS property), where
-// find_elements reads them.
-func (x *x11) env() []string {
-	env := os.Environ()
-	if x.name != os.Getenv("DISPLAY") {
-		env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "AT_SPI_BUS_ADDRESS=") })
+// foreignDisplay reports whether the display is not this session's
+// ($DISPLAY): then $AT_SPI_BUS_ADDRESS names this session's accessibility
+// bus, not the display's.
+func (x *x11) foreignDisplay() bool { return x.name != os.Getenv("DISPLAY") }
+
+func (x *x11) displayEnv() []string {
+	if x.auth == "" {
+		return []string{"DISPLAY=" + x.name}
 	}
-	return append(env, "DISPLAY="+x.name)
+	return []string{"DISPLAY=" + x.name, "XAUTHORITY=" + x.auth}
 }
 
 func (x *x11) close() error {

@@ -41,9 +41,28 @@ type Options struct {
 	Secrets map[string]string
 	// Environ lists the environment for EnvSecrets; nil = os.Environ.
 	Environ func() []string
-	// Roots are extra folders the file inspector may read besides the home
-	// folder and the run's downloads (eval: a task's attached files).
+	// Roots are extra folders (or files) the file inspector may read besides
+	// the home folder and the run's downloads (eval: a task's attached files).
 	Roots []string
+	// Home is the home folder of the run: the file inspector reads it and
+	// expands "~" to it; "" = the user's own. An eval task's is its fresh
+	// folder, so the model never reads the evaluator's files.
+	Home string
+	// Downloads is the folder the text browser saves downloads in (the file
+	// inspector may read it); "" = a new folder per agent under
+	// $XDG_CACHE_HOME/deskpilot/downloads.
+	Downloads string
+	// PDF is the file inspector's PDF engine; nil = one of its own, started on
+	// the first PDF. Agents of one process (an evaluation) share one.
+	PDF *inspect.PDFEngine
+	// XAuthority is the X authority file to connect to cfg's X display with;
+	// "" = $XAUTHORITY. A private display with a cookie of its own needs it
+	// (vision/xdisplay.Display.XAuthority).
+	XAuthority string
+	// Env is the environment of programs the agent launches (launch,
+	// open_url), to which the display's DISPLAY and XAUTHORITY are added; nil
+	// = this process's own.
+	Env []string
 	// Log receives operational logs; nil discards them.
 	Log *slog.Logger
 	// Version is recorded in traces.
@@ -119,7 +138,7 @@ func (r *Ready) Close() error {
 // result. A config without a model still wires (the console needs none); its
 // model calls fail, so commands that run the model check cfg.HasModel first.
 func Open(ctx context.Context, cfg config.Config, o Options) (*Ready, error) {
-	d, err := OpenDesktop(cfg, o.HasWindow)
+	d, err := desktop.Open(desktopOptions(cfg, o))
 	if err != nil {
 		return nil, err
 	}
@@ -135,8 +154,12 @@ func Open(ctx context.Context, cfg config.Config, o Options) (*Ready, error) {
 
 // OpenDesktop opens the desktop cfg names (backend, X display, monitor).
 func OpenDesktop(cfg config.Config, hasWindow bool) (*desktop.Desktop, error) {
-	return desktop.Open(desktop.Options{Backend: cfg.Backend, XDisplay: cfg.XDisplay,
-		Monitor: cfg.Display, HasWindow: hasWindow})
+	return desktop.Open(desktopOptions(cfg, Options{HasWindow: hasWindow}))
+}
+
+func desktopOptions(cfg config.Config, o Options) desktop.Options {
+	return desktop.Options{Backend: cfg.Backend, XDisplay: cfg.XDisplay, Monitor: cfg.Display,
+		HasWindow: o.HasWindow, XAuthority: o.XAuthority, Env: o.Env}
 }
 
 // NewAgent wires an agent for cfg on an open desktop, without the grounding
@@ -251,23 +274,29 @@ func RedactURL(raw string) string {
 }
 
 // researchTools are the text browser and the file inspector. Each agent (one
-// run, or one console session) downloads into a folder of its own under
-// $XDG_CACHE_HOME/deskpilot/downloads; the inspector reads the home folder,
-// every download and o.Roots, and answers questions about files with the run's
-// model.
+// run, or one console session) downloads into a folder of its own
+// (o.Downloads, else one under $XDG_CACHE_HOME/deskpilot/downloads); the
+// inspector reads the home folder (o.Home, else the user's), every download
+// and o.Roots, and answers questions about files with the run's model.
 func researchTools(_ context.Context, cfg config.Config, a *agent.Agent, model agent.Model, o Options) ([]script.Tool, error) {
-	downloads, err := DownloadsDir()
+	downloads, runDir, err := downloadFolders(o.Downloads)
 	if err != nil {
 		return nil, err
 	}
+	home := o.Home
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
 	var roots []string
-	if home, _ := os.UserHomeDir(); home != "" {
+	if home != "" {
 		roots = append(roots, home)
 	}
 	roots = append(roots, o.Roots...)
 	in := inspect.New(inspect.Options{
 		Roots:       roots,
 		DownloadDir: downloads,
+		Home:        home,
+		PDF:         o.PDF,
 		Ask:         agent.InspectAsk(model, a.Config),
 		OCR:         pageOCR(a),
 	})
@@ -283,7 +312,7 @@ func researchTools(_ context.Context, cfg config.Config, a *agent.Agent, model a
 	br := browser.New(browser.Options{
 		AllowPrivate: cfg.AllowPrivate,
 		Search:       search,
-		DownloadDir:  filepath.Join(downloads, runFolder(time.Now())),
+		DownloadDir:  runDir,
 		CheckURL:     a.CheckSend,
 		Inspect: func(ctx context.Context, path string) (string, error) {
 			return in.Inspect(ctx, path, "")
@@ -325,6 +354,24 @@ func searchEndpoint(cfg config.Config) *url.URL {
 		return &url.URL{Scheme: "https", Host: cfg.SearchBackend}
 	}
 	return u
+}
+
+// downloadFolders are the folder the inspector may read downloads in and the
+// folder this agent's browser downloads into: both dir when set (made here),
+// else DownloadsDir and a folder of the run's own below it (made by the
+// browser at its first download).
+func downloadFolders(dir string) (readable, run string, err error) {
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return "", "", fmt.Errorf("downloads folder: %w", err)
+		}
+		return dir, dir, nil
+	}
+	root, err := DownloadsDir()
+	if err != nil {
+		return "", "", err
+	}
+	return root, filepath.Join(root, runFolder(time.Now())), nil
 }
 
 // DownloadsDir makes and returns $XDG_CACHE_HOME/deskpilot/downloads (~/.cache

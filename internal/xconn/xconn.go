@@ -8,6 +8,11 @@
 // the project uses exactly once, on a throwaway connection opened before any other
 // (Dial does it on first use), and afterwards enables an extension on a connection by
 // recording its opcode on that connection only, never touching the shared maps.
+//
+// It also reads X authority files itself (DialAuth): xgb takes every
+// connection's cookie from the one file $XAUTHORITY names, so a process driving
+// several private displays, each with a cookie of its own, must hand xgb the
+// cookie of each.
 package xconn
 
 import (

@@ -44,11 +44,16 @@ var ErrClosed = errors.New("screen: closed")
 
 // Open connects to the X display name ("" means $DISPLAY). SHM is used when the
 // server is on this machine and supports it.
-func Open(name string) (*Screen, error) {
+func Open(name string) (*Screen, error) { return OpenAuth(name, "") }
+
+// OpenAuth is Open with the X authority file to authenticate with: the cookie
+// xauthority holds for the display, whatever $XAUTHORITY says (a process
+// watching several private displays, each with its own cookie). "" is Open.
+func OpenAuth(name, xauthority string) (*Screen, error) {
 	if name == "" {
 		name = os.Getenv("DISPLAY")
 	}
-	conn, err := xconn.Dial(name)
+	conn, err := xconn.DialAuth(name, xauthority)
 	if err != nil {
 		return nil, fmt.Errorf("screen: open %q: %w", name, err)
 	}

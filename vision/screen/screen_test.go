@@ -318,3 +318,32 @@ func equalDisplays(a, b []Display) bool {
 	}
 	return true
 }
+
+// TestOpenAuth: a display with a cookie of its own is captured through its
+// authority file while $XAUTHORITY names another display's (as in one process
+// watching several private displays); Open alone cannot reach it.
+func TestOpenAuth(t *testing.T) {
+	d := startDisplay(t, xdisplay.Options{Width: 640, Height: 480, NoWindowManager: true})
+	mine := os.Getenv("XAUTHORITY")
+	t.Setenv("XAUTHORITY", d.XAuthority) // paint goes through xgb's own lookup
+	paint(t, d.Name, pattern(640, 480, background, odd)...)
+	t.Setenv("XAUTHORITY", mine)
+
+	if s, err := Open(d.Name); err == nil {
+		s.Close()
+		t.Fatalf("Open(%s) with another display's authority connected: the test proves nothing", d.Name)
+	}
+	s, err := OpenAuth(d.Name, d.XAuthority)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	img, err := s.Capture(t.Context(), image.Rectangle{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img.Rect != image.Rect(0, 0, 640, 480) {
+		t.Fatalf("bounds %v, want the 640x480 display", img.Rect)
+	}
+	checkPixels(t, img, patternPixels(640, 480, background, odd))
+}

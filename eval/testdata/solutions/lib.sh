@@ -31,6 +31,27 @@ until_true_for() {
 	return 1
 }
 
+# press_until WIN-REGEX KEY CMD...: press KEY in the window until the command
+# succeeds (at most 30 s). The key is pressed again every 3 s while the window is
+# still there: under load an app can drop it (a GTK file chooser's completion
+# popup takes the first Return), and waiting on the window's state, not on a
+# sleep, is what holds then.
+press_until() {
+	pat=$1 key=$2
+	shift 2
+	for _ in $(seq 10); do
+		if id=$(xdotool search --onlyvisible --name "$pat" | head -n 1) && [ -n "$id" ]; then
+			xdotool windowactivate --sync "$id" key "$key" 2>/dev/null || true
+		fi
+		for _ in $(seq 30); do
+			if "$@" >/dev/null 2>&1; then return 0; fi
+			sleep 0.1
+		done
+	done
+	echo "timed out pressing $key in $pat until: $*" >&2
+	return 1
+}
+
 # answer TEXT: report the final answer.
 answer() { echo "ANSWER=$1"; }
 
@@ -40,8 +61,11 @@ pick() { if [ "$MODE" = wrong ]; then echo "$2"; else echo "$1"; fi; }
 # stamp FILE: the file's modification time ("none" when it does not exist).
 stamp() { stat -c %y "$1" 2>/dev/null || echo none; }
 
+# changed FILE STAMP: whether FILE was written after STAMP was taken.
+changed() { test "$(stamp "$1")" != "$2"; }
+
 # saved FILE STAMP: wait until FILE was written after STAMP was taken.
-saved() { until_true test "$(stamp "$1")" != "$2"; }
+saved() { until_true changed "$1" "$2"; }
 
 # keep KEYSYM...: bind each keysym to a free keycode for the rest of the task, so
 # xdotool types it without remapping a key for that one character. (With the

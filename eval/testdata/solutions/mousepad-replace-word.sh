@@ -5,5 +5,4 @@ xdotool key ctrl+a
 typed "The color scheme uses one color per team.
 Pick a $(pick color colour) you like.
 "
-xdotool key ctrl+s
-saved ~/report.txt "$before"
+press_until 'report\.txt' ctrl+s changed ~/report.txt "$before"

@@ -1,5 +1,4 @@
 . "$(dirname "$0")/lib.sh"
 focus 'notes\.txt'
 typed "$(pick 'Meeting at 10:00 in room B' 'Meeting at 11:00 in room B')"
-xdotool key ctrl+s
-until_true test -s ~/notes.txt
+press_until 'notes\.txt' ctrl+s test -s ~/notes.txt
