@@ -72,6 +72,11 @@ type backend interface {
 	// when Options.HasWindow; it must be cheap: the agent calls it before every
 	// input action.
 	ownWindows() ([]image.Rectangle, error)
+	// ownInput is when a person last gave input to one of this process's
+	// windows; zero when never or when the backend cannot tell. Called only
+	// when Options.HasWindow; it must be cheap (the agent calls it before
+	// every input action).
+	ownInput() time.Time
 	env() []string
 	close() error
 }
@@ -199,6 +204,19 @@ func (d *Desktop) OwnWindows() []image.Rectangle {
 		return nil
 	}
 	return rs
+}
+
+// OwnInput reports when a person last gave input to one of deskpilot's own
+// windows: the pointer moving over them, a button released or a key pressed
+// there, the pointer entering or leaving one. The agent does not count input
+// that went there as a takeover. Zero when there was none, when this process
+// shows no window (Options.HasWindow false), or when the backend cannot tell
+// (only x11 and robotgo on Linux can).
+func (d *Desktop) OwnInput() time.Time {
+	if !d.own {
+		return time.Time{}
+	}
+	return d.b.ownInput()
 }
 
 // Env is the environment for programs started on this desktop: the process's

@@ -116,6 +116,14 @@ func (b *rgLinux) ownWindows() ([]image.Rectangle, error) {
 	return b.sc.WindowsOfPID(os.Getpid())
 }
 
+// ownInput is when input last reached this process's windows (the x11 tracker).
+func (b *rgLinux) ownInput() time.Time {
+	if b.own == nil {
+		return time.Time{}
+	}
+	return b.own.lastOwnInput()
+}
+
 func (b *rgLinux) env() []string { return os.Environ() }
 
 // checkKeys refuses keys whose keysym the keymap lacks: robotgo would send

@@ -57,6 +57,10 @@ func (b *rgNative) idle() (time.Duration, error) { return systemIdle() }
 
 func (b *rgNative) ownWindows() ([]image.Rectangle, error) { return systemOwnWindows(os.Getpid()) }
 
+// ownInput is unknown here: no input to deskpilot's windows is told apart,
+// so using them during a run counts as a takeover.
+func (b *rgNative) ownInput() time.Time { return time.Time{} }
+
 func (b *rgNative) env() []string { return os.Environ() }
 
 // checkKeys accepts every key: robotgo maps the key names itself here and

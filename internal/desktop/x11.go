@@ -85,6 +85,15 @@ func (x *x11) ownWindows() ([]image.Rectangle, error) {
 	return x.sc.WindowsOfPID(os.Getpid())
 }
 
+// ownInput is when input last reached this process's windows (the tracker
+// watches them); zero without a tracker.
+func (x *x11) ownInput() time.Time {
+	if x.own == nil {
+		return time.Time{}
+	}
+	return x.own.lastOwnInput()
+}
+
 func (x *x11) env() []string {
 	env := append(os.Environ(), "DISPLAY="+x.name)
 	return env
