@@ -215,6 +215,9 @@ func (m *runModel) elapsed(now time.Time) time.Duration {
 
 // stateText is the one-word state shown first in the status bar.
 func (m *runModel) stateText() string {
+	if m.Stopping && !m.Done {
+		return "Stopping…"
+	}
 	switch m.phase() {
 	case phaseStarting:
 		return "Starting"
