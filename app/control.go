@@ -111,7 +111,9 @@ func (u *UI) onEvent(e agent.Event) {
 	v := u.rv
 	switch e := e.(type) {
 	case agent.Observed:
-		v.updateStep(s)
+		if s != nil {
+			v.updateStep(s)
+		}
 		v.updateLive()
 		u.keepClear()
 	case agent.ActionDone:

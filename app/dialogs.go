@@ -181,7 +181,7 @@ func (u *UI) promptContent(p *prompt) (fyne.CanvasObject, string, string, string
 		q := widget.NewLabel(p.text)
 		q.Wrapping = fyne.TextWrapWord
 		q.Selectable = true
-		p.entry = answerEntry(p.entry)
+		p.entry = u.answerEntry(p)
 		return container.NewBorder(container.NewVBox(q, widget.NewSeparator()), nil, nil, nil, p.entry),
 			"The agent asks", "Answer", "Dismiss", fyne.NewSize(520, 300)
 	}
@@ -192,16 +192,15 @@ func (u *UI) promptContent(p *prompt) (fyne.CanvasObject, string, string, string
 	return container.NewVBox(msg, act), "Allow this action?", "Allow", "Deny", fyne.NewSize(480, 220)
 }
 
-// answerEntry returns e, or a new answer entry; the text typed so far moves
-// with the prompt between the strip and a dialog.
-func answerEntry(e *widget.Entry) *widget.Entry {
-	if e != nil {
-		return e
+// answerEntry returns p's answer entry, made on first use; the text typed so
+// far moves with the prompt between the strip and a dialog. Enter answers.
+func (u *UI) answerEntry(p *prompt) *widget.Entry {
+	if p.entry != nil {
+		return p.entry
 	}
-	e = widget.NewMultiLineEntry()
-	e.Wrapping = fyne.TextWrapWord
-	e.SetMinRowsVisible(2)
-	e.SetPlaceHolder("Your answer")
+	e := widget.NewEntry()
+	e.SetPlaceHolder("Your answer — Enter sends it")
+	e.OnSubmitted = func(string) { u.answer(p, true) }
 	return e
 }
 
@@ -210,8 +209,7 @@ func answerEntry(e *widget.Entry) *widget.Entry {
 func (u *UI) stripPrompt(p *prompt) fyne.CanvasObject {
 	if p.question {
 		q := widget.NewLabelWithStyle(wrapText("The agent asks: "+p.text, stripChars, 4), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-		p.entry = answerEntry(p.entry)
-		p.entry.SetMinRowsVisible(1)
+		p.entry = u.answerEntry(p)
 		ans := widget.NewButtonWithIcon("Answer", theme.ConfirmIcon(), func() { u.answer(p, true) })
 		ans.Importance = widget.HighImportance
 		dismiss := widget.NewButton("Dismiss", func() { u.answer(p, false) })

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 )
 
@@ -53,6 +54,10 @@ func TestAskInStrip(t *testing.T) {
 			test.Type(h.u.prompts[0].entry, "Documents")
 			test.Tap(findButton(t, h.u.st.content, "Answer"))
 		}, "Documents", nil},
+		{"enter", func(t *testing.T, h *harness, _ context.CancelFunc) {
+			test.Type(h.u.prompts[0].entry, "Desktop")
+			h.u.prompts[0].entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+		}, "Desktop", nil},
 		{"dismiss", func(t *testing.T, h *harness, _ context.CancelFunc) {
 			test.Tap(findButton(t, h.u.st.content, "Dismiss"))
 		}, "", errNoAnswer},

@@ -89,6 +89,7 @@ func (v *runView) enlarge() {
 	}
 	v.showZoom()
 	v.zoom.Show()
+	v.zoom.RequestFocus()
 }
 
 // showZoom puts the newest frame in the enlarged view.

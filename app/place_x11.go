@@ -19,9 +19,9 @@ import (
 // placer moves the main window where the toolkit cannot: on X11 the strip goes
 // to a corner of the work area and stays above other windows, so Stop is
 // always in reach whatever the agent opens or raises; it moves to another
-// corner when it would cover the pointer, the agent's last actions, the window
-// the agent works in or a point it is about to click; the full window returns
-// where it was. Elsewhere (Wayland, other systems, the test driver) it does
+// corner when it would cover the agent's last actions (and the pointer it left
+// there), the window the agent works in or a point it is about to click; the
+// full window returns where it was. Elsewhere (Wayland, other systems, the test driver) it does
 // nothing.
 //
 // Its methods are called on the Fyne goroutine; the X requests run in order on
@@ -40,8 +40,10 @@ type placer struct {
 }
 
 // toStrip places the window win, which was just resized to size (Fyne units),
-// as the strip, keeping clear of keep (root coordinates) besides the pointer
-// and the window the agent works in. With must it goes to a corner now (the
+// as the strip, keeping clear of keep (root coordinates: the agent's last
+// actions, which include where it left the pointer) and of the window the
+// agent works in. The person's pointer is not avoided: a strip that fled from
+// it could not be clicked. With must it goes to a corner now (the
 // window just became the strip or changed size); otherwise it moves only when
 // it covers something another corner does not. It reports whether the request
 // was queued; placed is then called, from another goroutine, once the window
@@ -87,9 +89,6 @@ func (p *placer) place(c *xgb.Conn, id xproto.Window, want image.Point, keep []k
 	frame := image.Rect(pos.X-ext[0], pos.Y-ext[2], pos.X+got.X+ext[1], pos.Y+got.Y+ext[3])
 	if w, ok := workWindow(c, id); ok {
 		keep = append(keep, keepOut{r: w, weight: weightWindow})
-	}
-	if ptr, ok := pointer(c); ok {
-		keep = append(keep, keepOut{r: around(ptr, 24), weight: weightAction})
 	}
 	from := p.corner
 	to, at, move := pickCorner(workArea(c), frame, frame.Size(), keep, p.corner, must || first)
@@ -219,15 +218,6 @@ func clientPos(c *xgb.Conn, id xproto.Window) (image.Point, bool) {
 		return image.Point{}, false
 	}
 	return image.Pt(int(r.DstX), int(r.DstY)), true
-}
-
-// pointer is where the pointer is, root coordinates.
-func pointer(c *xgb.Conn) (image.Point, bool) {
-	r, err := xproto.QueryPointer(c, xproto.Setup(c).DefaultScreen(c).Root).Reply()
-	if err != nil || !r.SameScreen {
-		return image.Point{}, false
-	}
-	return image.Pt(int(r.RootX), int(r.RootY)), true
 }
 
 // workArea is the desktop minus panels (_NET_WORKAREA), else the whole screen.

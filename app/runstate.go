@@ -145,6 +145,12 @@ func (m *runModel) apply(e agent.Event) *stepState {
 		s.Actions = append(s.Actions, e.Action)
 		return s
 	case agent.Observed:
+		if e.Step < 1 { // the screen when the run started: no step of its own
+			if e.Frame != nil {
+				m.Frame, m.FrameStep, m.Screen = e.Frame, 0, e.Screen
+			}
+			return nil
+		}
 		s := m.step(e.Step)
 		s.Obs, s.Err, s.Changed, s.ExecTime, s.Observed = e.Text, e.Error, e.Changed, e.Duration, true
 		if e.Frame != nil {
@@ -157,7 +163,7 @@ func (m *runModel) apply(e agent.Event) *stepState {
 		m.Paused, m.PauseReason, m.TookOver = false, "", false
 	case agent.Finished:
 		m.Done, m.Paused, m.Stopping, m.Result = true, false, false, e
-		if n := len(m.Steps); n > 0 && !m.Steps[n-1].Observed {
+		if n := len(m.Steps); n > 0 && (!m.Steps[n-1].Replied || !m.Steps[n-1].Observed) {
 			m.Steps[n-1].Ended = endedText(e.Outcome)
 		}
 		if e.Usage != (agent.Usage{}) {

@@ -127,10 +127,10 @@ func newRunView(u *UI) *runView {
 	v.hint.Hide()
 	v.refreshPicker()
 
-	buttons := container.NewGridWithRows(3, v.runBtn, v.pauseBtn, v.stopBtn)
+	buttons := container.NewHBox(v.pauseBtn, v.stopBtn, v.runBtn)
 	picker := container.NewGridWrap(fyne.NewSize(260, v.picker.MinSize().Height), v.picker)
-	model := container.NewBorder(nil, nil, container.NewHBox(widget.NewLabel("Model"), picker), nil, v.modelInfo)
-	top := container.NewBorder(nil, container.NewVBox(model, v.hint), nil, container.NewPadded(buttons), v.task)
+	model := container.NewBorder(nil, nil, container.NewHBox(widget.NewLabel("Model"), picker), buttons, v.modelInfo)
+	top := container.NewBorder(nil, container.NewVBox(model, v.hint), nil, nil, v.task)
 
 	v.buildBanner()
 	v.buildLive()
@@ -214,7 +214,7 @@ func (v *runView) buildStatus() {
 	v.reportBtn = widget.NewButtonWithIcon("Report", theme.DocumentIcon(), v.openReport)
 	v.reportBtn.Importance = widget.LowImportance
 	v.reportBtn.Hide()
-	v.stripBtn = widget.NewButtonWithIcon("Compact", theme.ViewRestoreIcon(), func() { v.u.setCompact(true) })
+	v.stripBtn = widget.NewButtonWithIcon("Compact (Esc)", theme.ViewRestoreIcon(), func() { v.u.setCompact(true) })
 	v.stripBtn.Importance = widget.LowImportance
 	v.stripBtn.Hide()
 }
@@ -237,7 +237,8 @@ func (v *runView) refreshPicker() {
 		v.modelInfo.SetText("no model configured — open Settings")
 		v.modelInfo.Importance = widget.WarningImportance
 	default:
-		v.modelInfo.SetText(fmt.Sprintf("%s at %s", u.cfg.Model, u.cfg.BaseURL))
+		c := u.resolvedOrDefaults()
+		v.modelInfo.SetText(fmt.Sprintf("%s at %s", c.Model, c.BaseURL))
 		v.modelInfo.Importance = widget.LowImportance
 	}
 	v.modelInfo.Refresh()

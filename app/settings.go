@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -150,6 +151,9 @@ func (v *settingsView) buildFields() {
 func (v *settingsView) load() {
 	u := v.u
 	f := formFrom(u.fileCfg)
+	if p, ok := config.PresetByName(f.Preset); ok { // show the values the preset gives, as real values
+		f.BaseURL, f.Model, f.KeyEnv = cmp.Or(f.BaseURL, p.BaseURL), cmp.Or(f.Model, p.Model), cmp.Or(f.KeyEnv, p.KeyEnv)
+	}
 	v.preset.OnChanged = nil
 	if f.Preset == "" && f.BaseURL == "" && f.Model == "" {
 		v.preset.ClearSelected() // nothing set up yet: the placeholder invites a choice

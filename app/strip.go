@@ -56,7 +56,7 @@ func newStrip(u *UI) *strip {
 	s.stop = widget.NewButtonWithIcon("Stop", theme.MediaStopIcon(), u.stopRun)
 	s.stop.Importance = widget.DangerImportance
 	s.note = widget.NewLabel("")
-	s.noteBox = tinted(theme.ColorNamePrimary, tight(s.note))
+	s.noteBox = newBox(theme.ColorNamePrimary, 40, false, tight(s.note))
 	s.noteBox.Hide()
 	s.prompt = container.NewStack()
 	s.promptBg = tinted(theme.ColorNameWarning, container.NewPadded(s.prompt))
@@ -78,8 +78,7 @@ func (s *strip) refresh() {
 	s.status.SetText(m.statusLine(s.u.now(), s.u.preset()))
 	th, act := stripLines(m)
 	s.thought.SetText(th)
-	s.action.SetText(act)
-	showIf(s.action, act != "")
+	s.action.SetText(act) // shown even when empty: the strip keeps its height
 	s.stop.Enable()
 	if m.Stopping {
 		s.stop.Disable()

@@ -87,8 +87,8 @@ func (c *stepCard) update(s *stepState) {
 	c.title.SetText(fmt.Sprintf("Step %d", s.N))
 	c.meta.SetText(stepMeta(s))
 	th := s.Thought()
-	if th == "" && !s.Replied {
-		th = "…"
+	if th == "" && !s.Replied && s.Ended == "" {
+		th = "…" // being written
 	}
 	c.thought.SetText(th)
 	showIf(c.thoughtPart, th != "")
@@ -247,11 +247,11 @@ func (r *resultPanel) show(f agent.Finished, noModel bool) {
 }
 
 // modelProblem is the error of a run whose model never answered, as one
-// line for the person: the loop's "model call:" prefix goes, the model
-// client's message (which names the URL and the likely fix) stays.
+// line for the person: the prefixes the loop and the client wrap it in go,
+// the client's message (which names the URL and the likely fix) stays.
 func modelProblem(errText string) string {
 	s := strings.TrimSpace(errText)
-	for _, p := range []string{"model call: ", "planning: "} {
+	for _, p := range []string{"model call: ", "planning: ", "llm: "} {
 		s = strings.TrimPrefix(s, p)
 	}
 	return oneLine(s)

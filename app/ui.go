@@ -84,6 +84,7 @@ type UI struct {
 	stopTick   chan struct{}
 	prompts    []*prompt     // questions and approvals waiting, the first on the screen
 	recent     []image.Point // the agent's last action points, root coordinates
+	refitting  bool          // a second fitStrip is due
 	open       func(path string) error
 	openFailed *widget.Label // the path shown when a report did not open
 }
@@ -121,7 +122,16 @@ func newUI(a fyne.App, d Deps, do func(func()), now func() time.Time, tick time.
 	}
 	u.win.Canvas().Focus(u.rv.task)
 	u.win.SetCloseIntercept(u.onClose)
+	u.win.Canvas().SetOnTypedKey(u.typedKey)
 	return u
+}
+
+// typedKey handles keys no widget took: Esc takes a running run's full
+// window back to the strip.
+func (u *UI) typedKey(k *fyne.KeyEvent) {
+	if k.Name == fyne.KeyEscape && u.run != nil && !u.compact && u.autoStrip && len(u.prompts) == 0 {
+		u.setCompact(true)
+	}
 }
 
 // Window is the main window.
@@ -207,8 +217,12 @@ func (u *UI) resolvedOrDefaults() config.Config {
 	return c
 }
 
-// configured reports whether a model endpoint and name are set.
-func (u *UI) configured() bool { return u.cfg.BaseURL != "" && u.cfg.Model != "" }
+// configured reports whether a model endpoint and name are set, directly or
+// through a preset.
+func (u *UI) configured() bool {
+	c, err := u.resolved()
+	return err == nil && c.HasModel()
+}
 
 // preset returns the preset named by the effective config, if any.
 func (u *UI) preset() *config.Preset {

@@ -70,6 +70,28 @@ func TestStepCardsAfterTheEnd(t *testing.T) {
 	}
 }
 
+// TestFirstScreenIsNoStep: the screen the run started with shows in the live
+// view without making a step of its own; a failure before the model answered
+// leaves no step "thinking…".
+func TestFirstScreenIsNoStep(t *testing.T) {
+	h := newHarness(t, configured(t))
+	run := h.start("x")
+	h.emit(agent.RunStarted{Task: "x", Model: "m", MaxSteps: 5, Time: runStart},
+		agent.Observed{Step: 0, Text: "The screen when the task started.", Frame: solid(16, 10, color.RGBA{1, 2, 3, 255})})
+	if len(h.u.rv.cards) != 0 || h.u.rv.live.image() == nil {
+		t.Fatalf("first screen: %d cards, live image %v", len(h.u.rv.cards), h.u.rv.live.image() != nil)
+	}
+	h.emit(agent.StepStarted{Step: 1, Max: 5}, agent.Finished{Outcome: agent.Failed, Steps: 1, Error: "llm: cannot reach the model at http://127.0.0.1:1/v1: connection refused"})
+	run.finish()
+	c := h.u.rv.cards[0]
+	if c.meta.Text != "failed" || c.thought.Text != "" || c.obsPart.Visible() {
+		t.Errorf("card: meta %q, thought %q, observation shown %v", c.meta.Text, c.thought.Text, c.obsPart.Visible())
+	}
+	if got := h.u.rv.result.detail.Text; got != "cannot reach the model at http://127.0.0.1:1/v1: connection refused" {
+		t.Errorf("panel says %q", got)
+	}
+}
+
 // TestDeadEndpointPanel: a run whose model never answered ends with the
 // client's one line (no Go chain prefix) and buttons to test the connection
 // and to open the settings.
@@ -347,7 +369,7 @@ func TestStripShowsThoughtAndAction(t *testing.T) {
 		t.Errorf("while streaming: %q", got)
 	}
 	h.emit(ev[3:7]...)
-	if got := h.u.st.action.Text; !strings.HasPrefix(got, `launch("gedit")`) || !h.u.st.action.Visible() {
+	if got := h.u.st.action.Text; !strings.HasPrefix(got, `launch("gedit")`) {
 		t.Errorf("after the action: %q", got)
 	}
 }
@@ -403,5 +425,25 @@ func TestLiveViewUsesTheSpace(t *testing.T) {
 	sz := h.u.rv.live.Size()
 	if sz.Width < 640 || sz.Height < 360 {
 		t.Errorf("the live view is %v in a 1280x820 window, want at least 640x360", sz)
+	}
+}
+
+// TestEscapeCompacts: Esc on the full window of a running run returns to the
+// strip; with no run it does nothing.
+func TestEscapeCompacts(t *testing.T) {
+	h := newHarness(t, configured(t))
+	esc := &fyne.KeyEvent{Name: fyne.KeyEscape}
+	h.u.typedKey(esc)
+	if h.u.compact {
+		t.Fatal("Esc without a run made the strip")
+	}
+	h.start("x")
+	test.Tap(h.u.st.expand)
+	if h.u.compact {
+		t.Fatal("expand did not expand")
+	}
+	h.u.typedKey(esc)
+	if !h.u.compact {
+		t.Error("Esc did not return to the strip")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"time"
 
 	"fyne.io/fyne/v2"
 )
@@ -83,7 +84,9 @@ func (u *UI) stripSize() fyne.Size {
 }
 
 // fitStrip resizes the strip to its content (a prompt or a note came or went)
-// and puts it back in its corner.
+// and puts it back in its corner. The toolkit keeps the window's old minimum
+// size until it has drawn the smaller content, so a shrink is tried again a
+// moment later.
 func (u *UI) fitStrip() {
 	if !u.compact {
 		return
@@ -94,7 +97,20 @@ func (u *UI) fitStrip() {
 	}
 	u.win.Resize(size)
 	u.place.toStrip(u.win, size, u.keepOut(), true, nil)
+	if size.Height < u.win.Canvas().Size().Height && !u.refitting {
+		u.refitting = true
+		time.AfterFunc(refitDelay, func() {
+			u.do(func() {
+				u.refitting = false
+				u.fitStrip()
+			})
+		})
+	}
 }
+
+// refitDelay is when a strip that did not shrink is resized again: after the
+// toolkit has drawn a frame of the smaller content.
+const refitDelay = 250 * time.Millisecond
 
 // keepOut is what the strip should leave free, as far as the UI knows: the
 // points of the agent's last actions. The placer adds the pointer and the
