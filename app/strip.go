@@ -131,15 +131,23 @@ func stripLines(m *runModel) (thought, action string) {
 	default:
 		thought += "(no thought given)"
 	}
-	if n := len(st.Actions); n > 0 {
-		action = actionText(st.Actions[n-1])
-	} else if code := st.ShownCode(); code != "" {
-		action = lastLine(code)
+	switch code := st.ShownCode(); {
+	case len(st.Actions) > 0:
+		action = actionText(st.Actions[len(st.Actions)-1])
+	case code != "" && !st.Replied:
+		action = lastLine(code) // being written
+	case code != "":
+		action = firstLine(code) // about to run
 	}
 	return thought, action
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return oneLine(line)
+}
 
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")

@@ -442,6 +442,9 @@ func TestEscapeCompacts(t *testing.T) {
 	if h.u.compact {
 		t.Fatal("expand did not expand")
 	}
+	if f := h.u.win.Canvas().Focused(); f != nil {
+		t.Errorf("expanded during a run, %T has the focus and takes Esc", f)
+	}
 	h.u.typedKey(esc)
 	if !h.u.compact {
 		t.Error("Esc did not return to the strip")

@@ -61,10 +61,13 @@ func (u *UI) compactThen(on bool, then func()) {
 	u.win.Resize(size)
 	u.win.SetContent(u.tabs)
 	u.place.toFull(u.win)
-	if p := u.firstPrompt(); p != nil {
+	switch p := u.firstPrompt(); {
+	case p != nil:
 		p.dlg = u.promptDialog(p)
-	} else if u.tabs.Selected() == u.runTab {
+	case u.run == nil && u.tabs.Selected() == u.runTab:
 		u.win.Canvas().Focus(u.rv.task) // ready for the next task
+	case u.run != nil:
+		u.win.Canvas().Unfocus() // so Esc reaches the window: back to the strip
 	}
 	u.rv.scrollToEnd()
 }

@@ -29,7 +29,8 @@ func TestAppOwnInputIsNoTakeover(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and launches the app")
 	}
-	h := startAppE2E(t)
+	// The person acts while the model thinks: give the model time.
+	h := startAppE2E(t, func(s *appSetup) { s.cfg.TimeoutSec = 180 })
 	allowed := make(chan error, 1)
 	h.srv.Add(
 		h.step(func(req llmtest.Request) string {
@@ -122,8 +123,8 @@ func (h *appE2E) buttonLeftOf(r image.Rectangle, n int) (image.Point, error) {
 	if err != nil {
 		return image.Point{}, err
 	}
-	bg := row.RGBAAt(row.Rect.Max.X-1, row.Rect.Min.Y) // the gap just left of r
-	x := row.Rect.Max.X - 1
+	bg := row.RGBAAt(row.Rect.Max.X-3, row.Rect.Min.Y) // the gap left of r, past its anti-aliased edge
+	x := row.Rect.Max.X - 3
 	near := func(c color.RGBA) bool {
 		d := func(a, b uint8) int { return max(int(a), int(b)) - min(int(a), int(b)) }
 		return d(c.R, bg.R) < 6 && d(c.G, bg.G) < 6 && d(c.B, bg.B) < 6
