@@ -45,6 +45,9 @@ type Agent struct {
 	DisplayCount int
 	// Tools are extra builtins (browser, files, apps), registered after the desktop ones.
 	Tools []script.Tool
+	// Grounder, when set, finds the elements the model describes instead of
+	// pointing at (click("the Save button"), locate); nil = coordinates only.
+	Grounder *Grounder
 	// Secrets are the values type_secret may type, by name. They never reach the
 	// model, a log or the trace.
 	Secrets map[string]string
@@ -166,7 +169,7 @@ func (a *Agent) log() *slog.Logger {
 
 // run is the whole of one run: set-up, steps, and the end.
 func (a *Agent) run(ctx context.Context, task string, h Hooks, s *Session) Finished {
-	r, err := a.newRun(ctx, task, h, s)
+	r, err := a.newRun(ctx, task, h, s, nil)
 	if err != nil {
 		fin := Finished{Outcome: Failed, Error: err.Error()}
 		if errors.Is(err, context.Canceled) {
@@ -190,8 +193,9 @@ var errStop = errors.New("stop")
 
 // observation is what one step produced for the model.
 type observation struct {
-	text   string
-	images []llm.Part
+	text     string     // "" = the screenshot alone
+	attached []llm.Part // images tools attached during the step
+	shot     llm.Part   // the screenshot after the step
 }
 
 // describeActions renders the action log for the observation.

@@ -27,11 +27,13 @@ type Config struct {
 	ImageFormat vision.Format // "" = PNG
 	// ImageQuality is the JPEG quality, 1..100; 0 = 85.
 	ImageQuality int
-	MaxSteps     int     // step limit; 0 = 30
-	KeepImages   int     // screenshots kept in the request; 0 = 3
-	PlanEvery    int     // planning interval in steps; 0 = no planning
-	MaxTokens    int     // longest reply in tokens; 0 = 2048
-	Temperature  float64 // sampling temperature; 0 = the server's default
+	MaxSteps     int // step limit; 0 = 30
+	// KeepImages is how many screenshots stay in the request; 0 = the
+	// dialect's (dialect.History.KeepImages: 5 for UI-TARS and Qwen), else 3.
+	KeepImages  int
+	PlanEvery   int     // planning interval in steps; 0 = no planning
+	MaxTokens   int     // longest reply in tokens; 0 = 2048
+	Temperature float64 // sampling temperature; 0 = the server's default
 	// TraceDir is where traces are written (a folder per run); "" = no trace.
 	TraceDir string
 	// Monitor is the index of the target monitor, told to the model when the
@@ -71,6 +73,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxSteps <= 0 {
 		c.MaxSteps = DefaultMaxSteps
+	}
+	if c.KeepImages <= 0 {
+		c.KeepImages = dialect.HistorianOf(c.Dialect).History().KeepImages
 	}
 	if c.KeepImages <= 0 {
 		c.KeepImages = DefaultKeepImages

@@ -307,15 +307,23 @@ func (r *runState) waitOwnMoved(ctx context.Context, p image.Point) {
 	}
 }
 
-// tools assembles the builtins of a run: desktop, control, then the extras.
+// tools assembles the builtins of a run: desktop, control, (in a replay)
+// checkpoint, then the extras.
 func (r *runState) tools() []script.Tool {
 	secrets := func(name string) (string, bool) {
 		v, ok := r.a.Secrets[name]
 		return v, ok
 	}
-	ts := script.Desktop(script.DesktopDeps{
-		Mapper: r.mapper, Input: r.input, Frames: r.a.Screen, Secrets: secrets, Guard: r.guard,
-	})
+	deps := script.DesktopDeps{
+		Mapper: r.mapper, Input: r.input, Frames: r.a.Screen, Secrets: secrets, Guard: r.guard, Ground: r.groundFn(),
+	}
+	if r.replay != nil {
+		deps.Retarget = r.replay.retarget
+	}
+	ts := script.Desktop(deps)
 	ts = append(ts, r.controlTools()...)
+	if r.replay != nil {
+		ts = append(ts, script.Builtin("checkpoint", r.checkpointTool))
+	}
 	return append(ts, r.a.Tools...)
 }

@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"text/template"
 	"time"
 
@@ -40,12 +41,13 @@ func render(t *template.Template, data any) (string, error) {
 	return b.String(), nil
 }
 
-func (a *Agent) systemPrompt(d dialect.Dialect, m vision.Mapper, tools string, now time.Time) (string, error) {
+func (a *Agent) systemPrompt(d dialect.Dialect, task string, m vision.Mapper, tools string, now time.Time) (string, error) {
 	note := ""
 	if a.DisplayCount > 1 {
 		note = fmt.Sprintf("You control display %d of %d; the screenshot shows only that display.", a.Config.Monitor, a.DisplayCount)
 	}
 	s, err := d.SystemPrompt(dialect.Prompt{
+		Task:        task,
 		Coordinates: m.Contract(),
 		DisplayNote: note,
 		Tools:       tools,
@@ -64,10 +66,14 @@ func textMsg(role, text string) llm.Message {
 	return llm.Message{Role: role, Parts: []llm.Part{{Text: text}}}
 }
 
+// prunedNote replaces a screenshot the request no longer carries.
+const prunedNote = "[an older screenshot was removed here to keep the request small]"
+
 // pruneImages returns a copy of msgs in which only the newest keep images remain;
-// older images become a one-line placeholder, so a long run's requests stay flat.
-func pruneImages(msgs []llm.Message, keep int) []llm.Message {
-	out := make([]llm.Message, len(msgs))
+// older images become a one-line placeholder, so a long run's requests stay flat,
+// or, with drop, go (a message left without parts goes too).
+func pruneImages(msgs []llm.Message, keep int, drop bool) []llm.Message {
+	out := make([]llm.Message, 0, len(msgs))
 	seen := 0
 	for i := len(msgs) - 1; i >= 0; i-- {
 		m := msgs[i]
@@ -77,16 +83,21 @@ func pruneImages(msgs []llm.Message, keep int) []llm.Message {
 			if p.ImageURL != "" {
 				seen++
 				if seen > keep {
-					p = llm.Part{Text: "[an older screenshot was removed here to keep the request small]"}
+					if drop {
+						continue
+					}
+					p = llm.Part{Text: prunedNote}
 				}
 			}
 			parts = append(parts, p)
 		}
-		for l, r := 0, len(parts)-1; l < r; l, r = l+1, r-1 {
-			parts[l], parts[r] = parts[r], parts[l]
+		if len(parts) == 0 && len(m.Parts) > 0 {
+			continue
 		}
+		slices.Reverse(parts)
 		m.Parts = parts
-		out[i] = m
+		out = append(out, m)
 	}
+	slices.Reverse(out)
 	return out
 }

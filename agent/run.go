@@ -1,22 +1,21 @@
 package agent
 
 import (
-	"deskpilot/actions"
-	"sync"
-
 	"context"
 	"errors"
 	"fmt"
 	"image"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
+
+	"go.starlark.net/starlark"
 
 	"deskpilot/agent/dialect"
 	"deskpilot/agent/llm"
 	"deskpilot/agent/script"
-	"deskpilot/agent/trace"
 	"deskpilot/vision"
 )
 
@@ -30,6 +29,8 @@ type runState struct {
 	prompts prompts
 	mapper  vision.Mapper
 	dialect dialect.Dialect
+	hist    dialect.Historian // how the dialect's conversation goes
+	conv    *conversation
 	exec    executor
 	obs     *vision.Observer
 	attEnc  vision.Encoder // encodes attachments (zoom, screenshot)
@@ -38,16 +39,18 @@ type runState struct {
 	disp      *dispatcher
 	rec       *recorder
 	input     *trackedInput
+	replay    *replayer // the recording a replay checks against; nil in other runs
 
-	msgs     []llm.Message // the conversation; images pruned when sent
-	frame    *image.RGBA   // the newest full-resolution frame
-	marks    []vision.Mark // last actions, drawn on the next screenshot
-	step     int
-	curStep  atomic.Int32 // step, for other goroutines (Pause, Resume)
-	usage    Usage
-	started  time.Time
-	lastCode string
-	cut      string // why the newest reply was cut short (llm.Response.Cut), or ""
+	frame      *image.RGBA   // the newest full-resolution frame
+	marks      []vision.Mark // last actions, drawn on the next screenshot
+	step       int
+	curStep    atomic.Int32 // step, for other goroutines (Pause, Resume)
+	usage      Usage
+	grounded   groundUsage  // the grounder's tokens, counted on the script's goroutine
+	groundings atomic.Int32 // grounder calls in the block running now
+	started    time.Time
+	lastCode   string
+	cut        string // why the newest reply was cut short (llm.Response.Cut), or ""
 
 	readHome atomic.Bool     // inspect_file read a file under the home folder
 	sentMu   sync.Mutex      // guards sentTo
@@ -57,23 +60,32 @@ type runState struct {
 // currentStep is the step now running; safe from any goroutine.
 func (r *runState) currentStep() int { return int(r.curStep.Load()) }
 
-func (a *Agent) newRun(ctx context.Context, task string, h Hooks, s *Session) (*runState, error) {
+// newRun sets a run up; rp is the recording of a replay, nil otherwise.
+func (a *Agent) newRun(ctx context.Context, task string, h Hooks, s *Session, rp *replayer) (*runState, error) {
+	return a.newRunWith(ctx, a.Config, task, h, s, rp)
+}
+
+// newRunWith sets up a run with the given config instead of a.Config.
+func (a *Agent) newRunWith(ctx context.Context, c Config, task string, h Hooks, s *Session, rp *replayer) (*runState, error) {
 	if strings.TrimSpace(task) == "" {
 		return nil, errors.New("the task is empty")
 	}
 	if a.Model == nil || a.Screen == nil || a.Input == nil {
 		return nil, errors.New("agent: Model, Screen and Input must be set")
 	}
-	cfg := a.Config.withDefaults()
+	cfg := c.withDefaults()
 	p, err := loadPrompts()
 	if err != nil {
 		return nil, err
 	}
 	r := &runState{
 		a: a, cfg: cfg, task: task, hooks: h, session: s, prompts: p, dialect: cfg.Dialect,
+		hist:    dialect.HistorianOf(cfg.Dialect),
 		mapper:  mapperFor(cfg, a.Display),
 		started: a.now(),
+		replay:  rp,
 	}
+	r.conv = newConversation(r.hist.History(), cfg.KeepImages)
 	enc := vision.Encoder{Format: cfg.ImageFormat, Quality: cfg.ImageQuality}
 	r.obs = &vision.Observer{Mapper: r.mapper, Encoder: enc}
 	r.attEnc = enc
@@ -93,6 +105,19 @@ func (a *Agent) newRun(ctx context.Context, task string, h Hooks, s *Session) (*
 	return r, nil
 }
 
+// mapperFor is the run's coordinate mapping: the dialect's space on the target
+// display (the code dialect's in the configured mode).
+func mapperFor(cfg Config, display image.Rectangle) vision.Mapper {
+	sp := cfg.Dialect.Space(display.Size(), cfg.MaxSide)
+	if cfg.Dialect.Name() == dialect.Default {
+		sp.Mode = cfg.CoordMode
+	}
+	if cfg.ImageSize.X > 0 && cfg.ImageSize.Y > 0 {
+		sp.Image = cfg.ImageSize
+	}
+	return vision.Mapper{Display: display, Image: sp.Image, Mode: sp.Mode}
+}
+
 // executor runs the model's code: script.Sandbox (a child process, the
 // default) or script.Executor (in this process).
 type executor interface {
@@ -102,25 +127,37 @@ type executor interface {
 	Close() error
 }
 
-// newExecutor makes the run's executor with its tools.
+// newExecutor makes the run's executor with its tools and the dialect's
+// modules (pyautogui): built here in process, by name in a sandbox child.
 func (r *runState) newExecutor() executor {
 	if r.cfg.InProcess {
-		return script.New(script.Options{}, r.tools()...)
+		return script.New(script.Options{Modules: modulesOf(r.cfg.Dialect)}, r.tools()...)
 	}
-	return script.NewSandbox(script.SandboxOptions{Memory: r.cfg.CodeMemory}, r.tools()...)
+	return script.NewSandbox(script.SandboxOptions{Memory: r.cfg.CodeMemory, Modules: moduleSet(r.cfg.Dialect)}, r.tools()...)
 }
 
-// mapperFor is the run's coordinate mapping: the dialect's space on the target
-// display (the code dialect's in the configured mode).
-func mapperFor(cfg Config, display image.Rectangle) vision.Mapper {
-	sp := cfg.Dialect.Space(display.Size(), cfg.MaxSide)
-	if _, code := cfg.Dialect.(dialect.Code); code {
-		sp.Mode = cfg.CoordMode
+// moduleSet names the module set of d's programs for a sandbox child
+// (dialect.ModuleSet); "" = none. A console's are pyautogui's.
+func moduleSet(d dialect.Dialect) string {
+	switch d.(type) {
+	case consoleDialect:
+		return "pyautogui"
+	case dialect.Moduler:
+		return d.Name()
 	}
-	if cfg.ImageSize.X > 0 && cfg.ImageSize.Y > 0 {
-		sp.Image = cfg.ImageSize
+	return ""
+}
+
+// modulesOf returns the executor hook that adds a dialect's modules (pyautogui)
+// over the run's builtins; nil for a dialect without modules.
+func modulesOf(d dialect.Dialect) func(call func(*starlark.Thread, string, starlark.Tuple, []starlark.Tuple) (starlark.Value, error)) starlark.StringDict {
+	m, ok := d.(dialect.Moduler)
+	if !ok {
+		return nil
 	}
-	return vision.Mapper{Display: display, Image: sp.Image, Mode: sp.Mode}
+	return func(call func(*starlark.Thread, string, starlark.Tuple, []starlark.Tuple) (starlark.Value, error)) starlark.StringDict {
+		return m.Modules(call)
+	}
 }
 
 // deliver sends one event to the trace and to the hooks, in order.
@@ -143,7 +180,7 @@ func (r *runState) loop(ctx context.Context) Finished {
 	if err != nil {
 		return r.fail(ctx, err)
 	}
-	sys, err := r.a.systemPrompt(r.dialect, r.mapper, r.exec.Stubs(), r.a.now())
+	sys, err := r.a.systemPrompt(r.dialect, r.task, r.mapper, r.exec.Stubs(), r.a.now())
 	if err != nil {
 		return r.fail(ctx, err)
 	}
@@ -152,13 +189,7 @@ func (r *runState) loop(ctx context.Context) Finished {
 		ImageSize: r.mapper.Image, CoordMode: string(r.mapper.Mode), TraceDir: r.traceDir(), Time: r.started,
 	})
 	r.disp.emit(view.observed(0, "The screen when the task started."))
-	r.msgs = []llm.Message{
-		textMsg("system", sys),
-		{Role: "user", Parts: []llm.Part{
-			{Text: "New task:\n" + r.task + "\n\nThis is the screen now:"},
-			{ImageURL: view.dataURL},
-		}},
-	}
+	r.conv.start(sys, r.hist.FirstTurn(r.task), llm.Part{ImageURL: view.dataURL})
 	r.input.settle() // from here on, input the agent did not send is a person's
 	for r.step = 1; r.step <= r.cfg.MaxSteps; r.step++ {
 		if err := r.session.gate.wait(ctx); err != nil {
@@ -187,7 +218,7 @@ func (r *runState) doStep(ctx context.Context) (Finished, error) {
 	if err := r.maybePlan(ctx); err != nil {
 		return Finished{}, err
 	}
-	reply, err := r.complete(ctx, pruneImages(r.msgs, r.cfg.KeepImages), true)
+	reply, err := r.complete(ctx, r.conv.request(), true)
 	if err != nil {
 		return Finished{}, err
 	}
@@ -198,9 +229,9 @@ func (r *runState) doStep(ctx context.Context) (Finished, error) {
 	if turn == "" {
 		turn = reply
 	}
-	r.msgs = append(r.msgs, textMsg("assistant", turn))
+	r.conv.add("assistant", turn)
 	var res script.Result
-	var notes []string
+	var notes, hints []string
 	if r.cut != "" {
 		notes = append(notes, "Note: your reply was cut because "+r.cut+"; only what came before the cut was read. Keep replies short: a brief thought and one code block.")
 	}
@@ -211,10 +242,10 @@ func (r *runState) doStep(ctx context.Context) (Finished, error) {
 	}
 	if code != "" {
 		if code == r.lastCode {
-			notes = append(notes, "WARNING: this code is the same as in your previous step. If it did not work then, it will not work now: try something different.")
+			hints = append(hints, "WARNING: this code is the same as in your previous step. If it did not work then, it will not work now: try something different.")
 		}
 		r.lastCode = code
-		res = r.exec.Exec(ctx, code)
+		res = r.execBlock(ctx, code)
 		if ctx.Err() != nil {
 			return Finished{}, ctx.Err()
 		}
@@ -222,11 +253,11 @@ func (r *runState) doStep(ctx context.Context) (Finished, error) {
 	for _, x := range res.Actions {
 		r.disp.emit(ActionDone{Step: r.step, Action: x})
 	}
-	obs, err := r.observeStep(ctx, res, notes, start)
+	obs, err := r.observeStep(ctx, res, notes, hints, start)
 	if err != nil {
 		return Finished{}, err
 	}
-	r.msgs = append(r.msgs, llm.Message{Role: "user", Parts: append([]llm.Part{{Text: obs.text}}, obs.images...)})
+	r.conv.user(obs.text, obs.attached, obs.shot)
 	if res.Final != nil {
 		return r.finished(Answered, res.Final.Value, ""), errStop
 	}
@@ -275,14 +306,13 @@ func (r *runState) maybePlan(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	msgs := append(pruneImages(r.msgs, r.cfg.KeepImages), textMsg("user", ask))
+	msgs := append(r.conv.request(), textMsg("user", ask))
 	plan, err := r.complete(ctx, msgs, false)
 	if err != nil {
 		return err
 	}
-	r.msgs = append(r.msgs,
-		textMsg("assistant", "Here are the facts I know and my plan:\n"+plan),
-		textMsg("user", "Now carry out this plan, one step at a time."))
+	r.conv.add("assistant", "Here are the facts I know and my plan:\n"+plan)
+	r.conv.add("user", "Now carry out this plan, one step at a time.")
 	return nil
 }
 
@@ -292,7 +322,7 @@ func (r *runState) stepLimit(ctx context.Context) Finished {
 	if err != nil {
 		return r.fail(ctx, err)
 	}
-	msgs := append([]llm.Message{textMsg("system", ask)}, pruneImages(r.msgs[1:], r.cfg.KeepImages)...)
+	msgs := append([]llm.Message{textMsg("system", ask)}, r.conv.withoutSystem()...)
 	msgs = append(msgs, textMsg("user", "Based on the above, give your best answer to the task:\n"+r.task))
 	r.step++
 	answer, err := r.complete(ctx, msgs, false)
@@ -311,7 +341,7 @@ func (r *runState) finished(o Outcome, answer, errText string) Finished {
 		steps = r.cfg.MaxSteps
 	}
 	return Finished{
-		Outcome: o, Answer: answer, Error: errText, Steps: steps, Usage: r.usage,
+		Outcome: o, Answer: answer, Error: errText, Steps: steps, Usage: r.usage.add(r.grounded.load()),
 		Elapsed: r.a.now().Sub(r.started), TraceDir: r.traceDir(),
 	}
 }
@@ -401,149 +431,4 @@ func (r *runState) ownRects() []image.Rectangle {
 		}
 	}
 	return out
-}
-
-// touchesScreen reports whether any action may have changed the screen: a
-// builtin whose kind acts on the desktop (script.Kind.Acts). After the others
-// the screen is looked at once, without waiting for it to settle.
-func (r *runState) touchesScreen(acts []actions.Record) bool {
-	for _, a := range acts {
-		if r.exec.Kind(a.Name).Acts() {
-			return true
-		}
-	}
-	return false
-}
-
-// settleInterval is the time between the captures that watch the screen settle after
-// a step's actions. Apps answer a click within a frame or two; a slower change (an app
-// starting) is the model's to wait for.
-const settleInterval = 15 * time.Millisecond
-
-// observeStep settles the screen after the step's actions and builds the observation.
-func (r *runState) observeStep(ctx context.Context, res script.Result, notes []string, start time.Time) (observation, error) {
-	frame, changed, settle, err := r.afterStep(ctx, r.touchesScreen(res.Actions))
-	if err != nil {
-		return observation{}, err
-	}
-	r.marks = marksFor(res.Actions)
-	v, err := r.observe(frame)
-	if err != nil {
-		return observation{}, err
-	}
-	var b strings.Builder
-	if res.Output != "" {
-		b.WriteString("Printed output:\n")
-		b.WriteString(res.Output)
-		if !strings.HasSuffix(res.Output, "\n") {
-			b.WriteByte('\n')
-		}
-	}
-	b.WriteString(describeActions(res.Actions))
-	errText := ""
-	if res.Err != nil {
-		errText = res.Err.Error()
-		fmt.Fprintf(&b, "Error: %s\nFix the problem and try again; if it keeps failing, try a different approach.\n", errText)
-	}
-	for _, n := range r.session.gate.takeNotes() {
-		b.WriteString("Note: the agent was paused and the person may have used the desktop meanwhile; then they let you continue.")
-		if n != "" {
-			fmt.Fprintf(&b, " They said: %q.", n)
-		}
-		b.WriteString(" Things may have moved: look at the new screenshot before acting.\n")
-	}
-	for _, n := range notes {
-		b.WriteString(n)
-		b.WriteByte('\n')
-	}
-	if res.Final == nil {
-		if changed {
-			fmt.Fprintf(&b, "Screen changed: yes (settled after %d ms).\n", settle.Milliseconds())
-		} else if r.touchesScreen(res.Actions) {
-			fmt.Fprintf(&b, "Screen changed: no (watched for %d ms). If you expected a change it may still come: wait(1) and look again; otherwise try something different.\n", settle.Milliseconds())
-		} else {
-			b.WriteString("Screen changed: no.\n")
-		}
-	}
-	var imgs []llm.Part
-	for _, at := range res.Attachments {
-		data, err := r.attEnc.Encode(at.Image)
-		if err != nil {
-			return observation{}, fmt.Errorf("encode %s: %w", at.Label, err)
-		}
-		fmt.Fprintf(&b, "Attached image: %s.\n", at.Label)
-		imgs = append(imgs, llm.Part{ImageURL: vision.DataURL(r.attEnc.Format, data)})
-	}
-	b.WriteString("This is the screen now:")
-	imgs = append(imgs, llm.Part{ImageURL: v.dataURL})
-	// A secret's value can come back in what the code printed (a file, a
-	// page): neither the model nor anyone watching sees it.
-	text := r.redact(b.String())
-	ev := v.observed(r.step, text)
-	ev.Error, ev.Changed, ev.Duration = r.redact(errText), changed, r.a.now().Sub(start)
-	r.disp.emit(ev)
-	return observation{text: text, images: imgs}, nil
-}
-
-// afterStep takes the frame that shows the step's effect: when the step acted on
-// the desktop it waits for the screen to settle; otherwise one capture. deskpilot's
-// own windows (its live view changes all the time) count neither for settling nor
-// for "changed".
-func (r *runState) afterStep(ctx context.Context, acted bool) (*image.RGBA, bool, time.Duration, error) {
-	before := r.frame
-	r.ownBefore = r.ownRects()
-	ignore := r.ownIgnore()
-	if !acted {
-		f, err := r.a.Screen.Capture(ctx)
-		if err != nil {
-			return nil, false, 0, fmt.Errorf("screenshot: %w", err)
-		}
-		r.frame = f
-		return f, !vision.Same(before, f, ignore), 0, nil
-	}
-	sr, err := vision.Settle(ctx, r.a.Screen, before, vision.SettleOptions{
-		Interval: settleInterval, Patience: 1, Ignore: ignore})
-	if err != nil {
-		return nil, false, 0, fmt.Errorf("settle: %w", err)
-	}
-	r.frame = sr.Frame
-	return sr.Frame, sr.Changed, sr.Elapsed, nil
-}
-
-// redact hides the run's secrets (type_secret values, the API key) in s.
-func (r *runState) redact(s string) string {
-	secrets := slices.Clone(r.a.Redact)
-	for _, v := range r.a.Secrets {
-		secrets = append(secrets, v)
-	}
-	return trace.Redact(s, secrets...)
-}
-
-// ownIgnore is deskpilot's own windows in the coordinates of a frame of the
-// target display: areas that count neither for settling nor for "changed".
-func (r *runState) ownIgnore() []image.Rectangle {
-	var ignore []image.Rectangle
-	for _, w := range r.ownRects() {
-		ignore = append(ignore, w.Sub(r.a.Display.Min))
-	}
-	return ignore
-}
-
-// marksFor draws the step's pointer actions on the next screenshot (the last three).
-func marksFor(acts []actions.Record) []vision.Mark {
-	var marks []vision.Mark
-	for _, x := range acts {
-		if x.Screen == nil || x.Error != "" || x.Name == "zoom" {
-			continue
-		}
-		mk := vision.Mark{Kind: vision.MarkClick, At: image.Pt(x.Screen[0], x.Screen[1]), Label: x.Name}
-		if x.To != nil {
-			mk.Kind, mk.To = vision.MarkDrag, image.Pt(x.To[0], x.To[1])
-		}
-		marks = append(marks, mk)
-	}
-	if len(marks) > 3 {
-		marks = marks[len(marks)-3:]
-	}
-	return marks
 }

@@ -238,7 +238,14 @@ func (v *runView) refreshPicker() {
 		v.modelInfo.Importance = widget.WarningImportance
 	default:
 		c := u.resolvedOrDefaults()
-		v.modelInfo.SetText(fmt.Sprintf("%s at %s", c.Model, c.BaseURL))
+		info := fmt.Sprintf("%s at %s", c.Model, c.BaseURL)
+		if c, err := u.resolved(); err == nil {
+			info += " · dialect " + c.DialectNote()
+			if c.HasGrounder() {
+				info += " · grounder " + c.Grounder.Model
+			}
+		}
+		v.modelInfo.SetText(info)
 		v.modelInfo.Importance = widget.LowImportance
 	}
 	v.modelInfo.Refresh()

@@ -13,6 +13,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"deskpilot/agent"
+	"deskpilot/agent/dialect"
 	"deskpilot/internal/config"
 )
 
@@ -36,7 +38,8 @@ type settingsView struct {
 	guidance     fyne.CanvasObject
 	guidanceHead *widget.Label
 
-	preset                                 *widget.Select
+	preset, dialect                        *widget.Select
+	dialectNote                            *widget.Label
 	baseURL, model, keyEnv, key            *widget.Entry
 	coords                                 *widget.RadioGroup
 	maxSide, maxSteps, keep, plan, display *widget.Entry
@@ -102,7 +105,8 @@ func (v *settingsView) forms() (model, agent *fyne.Container) {
 		}
 		return container.New(layout.NewFormLayout(), objs...)
 	}
-	mf := []field{{"Preset", v.preset}, {"Base URL", v.baseURL}, {"Model", v.model}}
+	mf := []field{{"Preset", v.preset}, {"Base URL", v.baseURL}, {"Model", v.model},
+		{"Dialect", container.NewVBox(v.dialect, v.dialectNote)}}
 	if v.u.deps.Secrets != nil {
 		mf = append(mf, field{"API key", v.key}, field{"Key name", v.keyEnv})
 	} else {
@@ -121,6 +125,11 @@ func (v *settingsView) buildFields() {
 	v.baseURL.SetPlaceHolder("e.g. http://localhost:11434/v1 — or choose a preset")
 	v.model = widget.NewEntry()
 	v.model.SetPlaceHolder("e.g. qwen2.5vl:7b")
+	v.dialect = widget.NewSelect(dialectChoices(), func(string) { v.refreshDialectNote() })
+	v.dialectNote = widget.NewLabel("")
+	v.dialectNote.Wrapping = fyne.TextWrapWord
+	v.dialectNote.Importance = widget.LowImportance
+	v.model.OnChanged = func(string) { v.refreshDialectNote() }
 	v.keyEnv = widget.NewEntry()
 	v.keyEnv.SetPlaceHolder("e.g. OPENAI_API_KEY (empty: " + config.Defaults().APIKeyEnv + ")")
 	v.key = widget.NewPasswordEntry()
@@ -136,7 +145,7 @@ func (v *settingsView) buildFields() {
 	def := config.Defaults()
 	v.maxSide = num(fmt.Sprintf("%d (longest side the model sees)", def.MaxSide))
 	v.maxSteps = num(fmt.Sprint(def.MaxSteps))
-	v.keep = num(fmt.Sprintf("%d (older ones become a placeholder)", def.KeepImages))
+	v.keep = num(fmt.Sprintf("the dialect's: %d, or 5 for UI-TARS and Qwen", agent.DefaultKeepImages))
 	v.plan = num("0 = no planning")
 	v.display = num("0 = primary monitor")
 	v.keyNote = widget.NewLabel("")
@@ -175,6 +184,7 @@ func (v *settingsView) setForm(f settingsForm) {
 	v.baseURL.SetText(f.BaseURL)
 	v.model.SetText(f.Model)
 	v.keyEnv.SetText(f.KeyEnv)
+	v.dialect.SetSelected(f.Dialect)
 	v.coords.SetSelected(f.Coords)
 	v.maxSide.SetText(f.MaxSide)
 	v.maxSteps.SetText(f.MaxSteps)
@@ -189,7 +199,7 @@ func (v *settingsView) form() settingsForm {
 		p = ""
 	}
 	return settingsForm{Preset: p, BaseURL: v.baseURL.Text, Model: v.model.Text, KeyEnv: v.keyEnv.Text,
-		Coords: v.coords.Selected, MaxSide: v.maxSide.Text, MaxSteps: v.maxSteps.Text,
+		Dialect: v.dialect.Selected, Coords: v.coords.Selected, MaxSide: v.maxSide.Text, MaxSteps: v.maxSteps.Text,
 		Keep: v.keep.Text, Plan: v.plan.Text, Display: v.display.Text}
 }
 
@@ -209,6 +219,20 @@ func (v *settingsView) pickPreset(name string) {
 			return
 		}
 	}
+}
+
+// refreshDialectNote says what the dialect choice means for the model typed:
+// which dialect auto picks, or that the coordinates setting is the code
+// dialect's alone.
+func (v *settingsView) refreshDialectNote() {
+	note := autoDialectNote(v.model.Text)
+	if d := v.dialect.Selected; d != "" && d != autoDialect {
+		note = "Replies are read in the " + d + " format, whatever the model's name."
+		if d != dialect.Default {
+			note += " Its coordinate space is its own: the Coordinates setting below applies to the code dialect only."
+		}
+	}
+	v.dialectNote.SetText(note)
 }
 
 // refreshNotes explains where the key comes from and which environment variables win.

@@ -181,3 +181,44 @@ func TestEnvOverridesAreShown(t *testing.T) {
 		t.Errorf("effective base URL %q, want the environment's", h.u.cfg.BaseURL)
 	}
 }
+
+// The dialect is shown and chosen in Settings: auto (by the model's name) or
+// any dialect; the run view's model line names the dialect the runs speak.
+func TestSettingsDialect(t *testing.T) {
+	h := newHarness(t)
+	sv := h.u.sv
+	if opts := sv.dialect.Options; len(opts) < 2 || opts[0] != autoDialect || opts[1] != "code" {
+		t.Fatalf("dialect options %q", opts)
+	}
+	if sv.dialect.Selected != autoDialect {
+		t.Errorf("a fresh config shows dialect %q, want auto", sv.dialect.Selected)
+	}
+	sv.baseURL.SetText("http://localhost:8000/v1")
+	sv.model.SetText("ByteDance-Seed/UI-TARS-1.5-7B")
+	if !strings.Contains(sv.dialectNote.Text, "speaks the uitars-1.5 dialect") {
+		t.Errorf("auto note for a UI-TARS model: %q", sv.dialectNote.Text)
+	}
+	test.Tap(sv.saveBtn)
+	if got := h.u.rv.modelInfo.Text; !strings.Contains(got, "dialect uitars-1.5 (by model name)") {
+		t.Errorf("run view model line %q does not name the dialect", got)
+	}
+	sv.dialect.SetSelected("qwen3")
+	if !strings.Contains(sv.dialectNote.Text, "qwen3 format") || !strings.Contains(sv.dialectNote.Text, "code dialect only") {
+		t.Errorf("note for a chosen dialect: %q", sv.dialectNote.Text)
+	}
+	test.Tap(sv.saveBtn)
+	if got, err := config.LoadFile(h.u.deps.ConfigPath); err != nil || got.Dialect != "qwen3" {
+		t.Fatalf("saved dialect %q (%v), want qwen3", got.Dialect, err)
+	}
+	if got := h.u.rv.modelInfo.Text; !strings.Contains(got, "dialect qwen3") || strings.Contains(got, "by model name") {
+		t.Errorf("run view model line %q", got)
+	}
+	sv.dialect.SetSelected(autoDialect)
+	test.Tap(sv.saveBtn)
+	if got, _ := config.LoadFile(h.u.deps.ConfigPath); got.Dialect != "" {
+		t.Errorf("auto saved as %q, want empty", got.Dialect)
+	}
+	if _, err := (settingsForm{Dialect: "klingon"}).apply(config.Settings{}); err == nil || !strings.Contains(err.Error(), "unknown dialect") {
+		t.Errorf("an unknown dialect gives %v", err)
+	}
+}

@@ -1,16 +1,37 @@
 package app
 
 import (
-	"deskpilot/internal/config"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"deskpilot/agent/dialect"
+	"deskpilot/internal/config"
 )
+
+// autoDialect is the dialect choice that leaves it to the model's name.
+const autoDialect = "auto (by model name)"
+
+// dialectChoices are the Dialect select's options: auto, then every dialect.
+func dialectChoices() []string { return append([]string{autoDialect}, dialect.Names()...) }
+
+// autoDialectNote says which dialect auto picks for a model name.
+func autoDialectNote(model string) string {
+	model = strings.TrimSpace(model)
+	if model == "" {
+		return "Auto picks the reply format from the model's name; " + dialect.Default + " for models it does not know."
+	}
+	if d := dialect.ForModel(model); d != "" {
+		return fmt.Sprintf("Auto: %s speaks the %s dialect.", model, d)
+	}
+	return fmt.Sprintf("Auto: %s is not a known family, so it gets the %s dialect (deskpilot's own prompt).", model, dialect.Default)
+}
 
 // settingsForm is the text of the settings fields, kept apart from the widgets so
 // the conversion to and from config.Settings is testable without a window.
 type settingsForm struct {
 	Preset, BaseURL, Model, KeyEnv, Coords string
+	Dialect                                string // a dialect's name or autoDialect
 	MaxSide, MaxSteps, Keep, Plan, Display string
 }
 
@@ -26,8 +47,12 @@ func formFrom(c config.Settings) settingsForm {
 	if coords == "" {
 		coords = "pixels"
 	}
+	d := c.Dialect
+	if d == "" {
+		d = autoDialect
+	}
 	return settingsForm{
-		Preset: c.Preset, BaseURL: c.BaseURL, Model: c.Model, KeyEnv: c.APIKeyEnv, Coords: coords,
+		Preset: c.Preset, BaseURL: c.BaseURL, Model: c.Model, KeyEnv: c.APIKeyEnv, Coords: coords, Dialect: d,
 		MaxSide: num(c.MaxSide), MaxSteps: num(c.MaxSteps), Keep: num(c.KeepImages),
 		Plan: num(c.PlanEvery), Display: num(c.Display),
 	}
@@ -50,6 +75,16 @@ func (f settingsForm) apply(base config.Settings) (config.Settings, error) {
 		c.CoordMode = "norm1000"
 	default:
 		return base, fmt.Errorf("coordinate mode %q: want pixels or norm1000", f.Coords)
+	}
+	switch d := strings.TrimSpace(f.Dialect); d {
+	case "", autoDialect:
+		c.Dialect = ""
+	default:
+		dl, err := dialect.ByName(d)
+		if err != nil {
+			return base, err
+		}
+		c.Dialect = dl.Name()
 	}
 	if c.BaseURL != "" && !strings.HasPrefix(c.BaseURL, "http://") && !strings.HasPrefix(c.BaseURL, "https://") {
 		return base, fmt.Errorf("base URL %q: it must start with http:// or https://", c.BaseURL)

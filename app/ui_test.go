@@ -272,7 +272,7 @@ func TestPresetPickerSaves(t *testing.T) {
 	if c.Preset != "ollama" || c.BaseURL != "http://localhost:11434/v1" || c.Model != "qwen2.5vl:7b" {
 		t.Errorf("saved %+v", c)
 	}
-	if h.u.rv.modelInfo.Text != "qwen2.5vl:7b at http://localhost:11434/v1" {
+	if h.u.rv.modelInfo.Text != "qwen2.5vl:7b at http://localhost:11434/v1 · dialect qwen2.5 (by model name)" {
 		t.Errorf("model info %q", h.u.rv.modelInfo.Text)
 	}
 	if h.u.sv.baseURL.Text != "http://localhost:11434/v1" {

@@ -11,7 +11,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 )
 
@@ -299,25 +298,4 @@ func relTrace(out, trace string) string {
 		return filepath.ToSlash(rel)
 	}
 	return trace
-}
-
-// sortByIDs orders results as ids lists them; results of ids not listed follow.
-func sortByIDs(results []Result, ids []string) {
-	pos := make(map[string]int, len(ids))
-	for i, id := range ids {
-		pos[id] = i
-	}
-	slices.SortStableFunc(results, func(a, b Result) int {
-		pa, oka := pos[a.ID]
-		pb, okb := pos[b.ID]
-		switch {
-		case oka && okb:
-			return pa - pb
-		case oka:
-			return -1
-		case okb:
-			return 1
-		}
-		return 0
-	})
 }

@@ -5,12 +5,14 @@ package robot
 import (
 	"context"
 	"errors"
+	"image"
 	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jezek/xgb/xproto"
+	"github.com/jezek/xgb/xtest"
 
 	"deskpilot/actions"
 )
@@ -305,4 +307,53 @@ func clipText(s string) string {
 		return string(r[:100]) + "…" + string(r[len(r)-100:])
 	}
 	return s
+}
+
+// Keys and buttons a killed client left down are released by ReleaseStuck.
+func TestReleaseStuck(t *testing.T) {
+	dead, err := New("", image.Rectangle{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := dead.fetchKeymap()
+	if err != nil {
+		t.Fatal(err)
+	}
+	shift, _, ok := m.find(0xffe1) // Shift_L
+	if !ok {
+		t.Fatal("no Shift_L key here")
+	}
+	xtest.FakeInput(dead.conn, keyPress, byte(shift), 0, dead.root, 0, 0, 0)
+	xtest.FakeInput(dead.conn, buttonPress, 1, 0, dead.root, 0, 0, 0)
+	if err := dead.sync(); err != nil {
+		t.Fatal(err)
+	}
+	dead.conn.Close() // killed: nothing released
+	time.Sleep(200 * time.Millisecond)
+
+	r, err := New("", image.Rectangle{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	down := func() (bool, uint16) {
+		km, err := xproto.QueryKeymap(r.conn).Reply()
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := xproto.QueryPointer(r.conn, r.root).Reply()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return km.Keys[shift/8]&(1<<(shift%8)) != 0, q.Mask
+	}
+	if k, m := down(); !k || m&xproto.KeyButMaskButton1 == 0 {
+		t.Fatalf("the killed client's key and button are not down (key %v, mask %#x): the test proves nothing", k, m)
+	}
+	if err := r.ReleaseStuck(); err != nil {
+		t.Fatal(err)
+	}
+	if k, m := down(); k || m&(xproto.KeyButMaskShift|xproto.KeyButMaskButton1) != 0 {
+		t.Errorf("still down after ReleaseStuck: key %v, mask %#x", k, m)
+	}
 }

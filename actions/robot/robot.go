@@ -123,6 +123,41 @@ func (r *Robot) ReleaseAll() error {
 	return nil
 }
 
+// ReleaseStuck releases every key and mouse button the X server has down now.
+// Keys and buttons sent with XTest stay down when their client dies without
+// releasing them (checked on Xvfb: a key pressed by a killed client stays
+// down, and autorepeat would type it again and again), so a new agent calls
+// it once at start, after a crash or kill -9 of a previous one. A key the
+// person holds at that instant is released too; releasing a key that is up
+// does nothing.
+func (r *Robot) ReleaseStuck() error {
+	if err := r.begin(context.Background()); err != nil {
+		return err
+	}
+	defer r.mu.Unlock()
+	km, err := xproto.QueryKeymap(r.conn).Reply()
+	if err != nil {
+		return fmt.Errorf("robot: read the keyboard: %w", err)
+	}
+	q, err := xproto.QueryPointer(r.conn, r.root).Reply()
+	if err != nil {
+		return fmt.Errorf("robot: read the pointer: %w", err)
+	}
+	for i, bits := range km.Keys {
+		for b := range 8 {
+			if bits&(1<<b) != 0 {
+				r.key(xproto.Keycode(i*8+b), false)
+			}
+		}
+	}
+	for b := byte(1); b <= 5; b++ {
+		if q.Mask&(uint16(xproto.KeyButMaskButton1)<<(b-1)) != 0 {
+			r.button(b, false)
+		}
+	}
+	return r.sync()
+}
+
 // Close releases what the Robot holds, gives back the spare keycodes Type
 // borrowed, and closes the X connection. Later calls return ErrClosed; a
 // second Close returns nil.

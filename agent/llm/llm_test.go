@@ -516,7 +516,10 @@ func TestServerIgnoresStream(t *testing.T) {
 	}
 }
 
-func TestConnectionRefusedIsRetried(t *testing.T) {
+// A connection reset mid-reply is retried (TestCutStreamRetried); a refused
+// connection is not: nothing listens there, and retrying cannot change that
+// (TestDeadEndpointFailsAtOnce).
+func TestConnectionRefusedIsNotRetried(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -526,12 +529,12 @@ func TestConnectionRefusedIsRetried(t *testing.T) {
 	rec := &sleeps{}
 	cl := llm.New(llm.Config{BaseURL: "http://" + addr + "/v1", MaxRetries: 2, Sleep: rec.sleep})
 	res, err := cl.Complete(t.Context(), llm.Request{Messages: userText("go")}, nil)
-	var apiErr *llm.APIError
-	if err == nil || errors.As(err, &apiErr) {
-		t.Fatalf("error %v, want a connection error", err)
+	var ce *llm.ConnectError
+	if !errors.As(err, &ce) {
+		t.Fatalf("error %v, want a ConnectError", err)
 	}
-	if res.Attempts != 3 || len(rec.all()) != 2 {
-		t.Errorf("attempts %d, sleeps %v; want 3 attempts", res.Attempts, rec.all())
+	if res.Attempts != 1 || len(rec.all()) != 0 {
+		t.Errorf("attempts %d, sleeps %v; want 1 attempt and no retry", res.Attempts, rec.all())
 	}
 }
 

@@ -21,6 +21,10 @@ const (
 	KindScreen   Kind = "screen"   // looks at the screen; never acts on it
 	KindResearch Kind = "research" // the text browser and the file inspector, off the screen
 	KindControl  Kind = "control"  // the run itself: final_answer, ask_user, wait
+	// KindReplay checks a replayed run against its recording. Its builtins
+	// exist only in replays (`deskpilot replay`, `deskpilot play`): a run
+	// with a model never registers them, so they are not in its prompt.
+	KindReplay Kind = "replay"
 )
 
 // Acts reports whether builtins of kind k act on the desktop: they are guarded
@@ -88,6 +92,9 @@ func Builtins() []Tool {
 				Params: []Param{{Name: "url", Type: "str", Doc: "an http or https address"}}},
 		},
 		researchBuiltins(url),
+		[]Tool{{Name: "checkpoint", Group: "replay", Kind: KindReplay,
+			Doc:    "Compare the screen with the frame this step saw when the run was recorded, and the neighbourhood of each point its pointer actions aimed at. When they differ the script stops before acting (exit 4) unless played with --force; with --adapt, targets found elsewhere on the screen are clicked there.",
+			Params: []Param{{Name: "step", Type: "int", Doc: "the recorded step whose frame the screen must look like."}}}},
 		[]Tool{{Name: "final_answer", Group: "control", Kind: KindControl,
 			Doc: "Give the final answer and end the task. The block stops here, even inside a function.",
 			Params: []Param{{Name: "answer", Type: "Any",
@@ -117,7 +124,52 @@ func pointerBuiltins(xy []Param) []Tool {
 			Params: append(slices.Clone(xy),
 				Param{Name: "direction", Type: "str", Default: `"down"`, Doc: `"up", "down", "left" or "right".`},
 				Param{Name: "amount", Type: "int", Default: "3", Doc: fmt.Sprintf("wheel clicks, 1 to %d (one click is about three lines of text).", MaxScroll)})},
+		{Name: "locate", Group: "mouse", Kind: KindScreen, Returns: "tuple[int, int]",
+			Doc: "Find an element on the screen as it is now and return its centre (x, y) in the screenshot's coordinates, without acting. A grounding model looks for it; when it finds none, locate fails. Offered only when a grounder is configured.",
+			Params: []Param{{Name: "description", Type: "str",
+				Doc: `the element as you would point it out to a person: its text or icon, its kind and where it is, e.g. "the Save button at the bottom of the form".`}}},
 	}
+}
+
+// MaxDescription is the longest element description, in bytes, the grounded
+// builtins take.
+const MaxDescription = 500
+
+// grounds reports whether the builtin called name takes a description of an
+// element instead of coordinates when a grounder is configured.
+func grounds(name string) bool {
+	switch name {
+	case "click", "double_click", "right_click", "move", "drag":
+		return true
+	}
+	return false
+}
+
+// groundedBuiltin returns entry t as a run with a grounder offers it: click,
+// double_click, right_click and move also take a description of an element
+// instead of x, y, and drag a description for each end; their docs show both
+// forms. Other entries come back unchanged.
+func groundedBuiltin(t Tool) Tool {
+	desc := func(name, axis string) Param {
+		return Param{Name: name, Type: "int | str",
+			Doc: axis + ` position in the screenshot's coordinates, or a description of the element, e.g. "the Save button".`}
+	}
+	none := func(name, doc string) Param {
+		return Param{Name: name, Type: "int | None", Default: "None", Doc: doc + "; left out with a description."}
+	}
+	switch t.Name {
+	case "click", "double_click", "right_click", "move":
+		t.Params = slices.Clone(t.Params)
+		t.Params[0], t.Params[1] = desc("x", "horizontal"), none("y", "vertical position")
+		t.Doc += fmt.Sprintf(` Or describe the element instead of giving x, y, e.g. %s("the Save button"): a grounding model finds it on the screen as it is now, and the observation says where it acted.`, t.Name)
+	case "drag":
+		t.Params = slices.Clone(t.Params)
+		t.Params[0] = desc("x1", "the start's horizontal")
+		t.Params[1] = Param{Name: "y1", Type: "int | str", Doc: "y where the drag starts, or a description of the element where it ends."}
+		t.Params[2], t.Params[3] = none("x2", "x where it ends"), none("y2", "y where it ends")
+		t.Doc += ` Or describe both ends, e.g. drag("the report.pdf icon", "the Trash icon"): a grounding model finds them on the screen as it is now.`
+	}
+	return t
 }
 
 func screenBuiltins(corners []Param) []Tool {

@@ -36,7 +36,7 @@ func ServeIfChild(sets ModuleSets) {
 // childMaxStack bounds the interpreter's goroutine stack in the child, so code
 // nesting without end (json.decode("[" * 5000000)) crashes the child quickly
 // rather than after growing a gigabyte of stack.
-const childMaxStack = 256 << 20
+const childMaxStack = 64 << 20
 
 // serveChild runs the child's side of the protocol until its input ends.
 func serveChild(in io.Reader, out io.Writer, sets ModuleSets) int {

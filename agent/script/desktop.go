@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -47,6 +48,18 @@ type DesktopDeps struct {
 	// apply the safety policy and pause on takeover; time spent in Guard
 	// does not count toward the block's time limit.
 	Guard func(ctx context.Context, g Guarded) error
+	// Retarget, when set, may move the screen point of a pointer primitive
+	// (each point of a drag) before the guard sees it: a replay clicks a
+	// recorded target where it is found now. It reports whether it moved
+	// the point; the action's result says so.
+	Retarget func(p vision.ScreenPoint) (vision.ScreenPoint, bool)
+	// Ground finds on the screen now the element a description names (a
+	// grounding model) and says where it is. With it, click, double_click,
+	// right_click, move and drag also take a description instead of
+	// coordinates, and locate is offered; nil means no grounder: a
+	// description is then an error saying how to configure one. Time spent
+	// in Ground does not count toward the block's time limit.
+	Ground func(ctx context.Context, description string) (Grounding, error)
 }
 
 // Guarded is a primitive about to run, as a guard sees it: typed values,
@@ -78,6 +91,9 @@ const (
 // than the screenshot is enlarged by a whole factor (at most MaxZoomFactor,
 // nearest neighbour, so pixels stay sharp); a larger one is scaled down to
 // fit the screenshot size.
+//
+// With d.Ground set, the pointer builtins' entries take their grounded form
+// (the catalogue's groundedBuiltin) and locate is added.
 func Desktop(d DesktopDeps) []Tool {
 	dk := &desktop{d}
 	return append(append(dk.mouseTools(), dk.keyboardTools()...), dk.screenTools()...)
@@ -86,16 +102,20 @@ func Desktop(d DesktopDeps) []Tool {
 type desktop struct{ DesktopDeps }
 
 func (d *desktop) mouseTools() []Tool {
-	return []Tool{
-		d.tool("click", d.click),
-		d.tool("double_click", d.clickWith(actions.Left, 2)),
-		d.tool("right_click", d.clickWith(actions.Right, 1)),
-		d.tool("move", func(c *Call, a *Args) error {
+	ts := []Tool{
+		d.pointerTool("click", d.click),
+		d.pointerTool("double_click", d.clickWith(actions.Left, 2)),
+		d.pointerTool("right_click", d.clickWith(actions.Right, 1)),
+		d.pointerTool("move", func(c *Call, a *Args) error {
 			return d.pointAct(c, a, "moved", func(ctx context.Context, p actions.Point) error { return d.Input.Move(ctx, p) })
 		}),
-		d.tool("drag", d.drag),
+		d.pointerTool("drag", d.drag),
 		d.tool("scroll", d.scroll),
 	}
+	if d.Ground != nil {
+		ts = append(ts, d.locateTool())
+	}
+	return ts
 }
 
 func (d *desktop) click(c *Call, a *Args) error {
@@ -169,16 +189,34 @@ func (d *desktop) point(a *Args, xn, yn string) (vision.ModelPoint, vision.Scree
 	return mp, sp, err
 }
 
-// pointAct runs a primitive at the point (x, y).
+// retarget applies DesktopDeps.Retarget to p; moved describes the move for
+// the action's result ("" when p stays).
+func (d *desktop) retarget(p vision.ScreenPoint) (_ vision.ScreenPoint, moved string) {
+	if d.Retarget == nil {
+		return p, ""
+	}
+	q, ok := d.Retarget(p)
+	if !ok || q == p {
+		return p, ""
+	}
+	return q, fmt.Sprintf(" (target moved: (%d, %d) instead of (%d, %d))", q.X, q.Y, p.X, p.Y)
+}
+
+// pointAct runs a primitive at the point (x, y), or at the element x
+// describes (see target).
 func (d *desktop) pointAct(c *Call, a *Args, result string, do func(ctx context.Context, p actions.Point) error) error {
-	mp, sp, err := d.point(a, "x", "y")
+	mp, sp, grounded, err := d.target(c, a, "x", "y")
 	if err == nil {
 		err = a.Err()
 	}
 	if err != nil {
 		return err
 	}
-	act := actions.Record{Model: &[2]float64{mp.X, mp.Y}, Screen: &[2]int{sp.X, sp.Y}, Result: result}
+	if grounded != "" {
+		result += "; " + grounded
+	}
+	sp, moved := d.retarget(sp)
+	act := actions.Record{Model: &[2]float64{mp.X, mp.Y}, Screen: &[2]int{sp.X, sp.Y}, Result: result + moved}
 	return d.act(c, act, Guarded{At: &sp}, func(ctx context.Context) error { return do(ctx, actions.Point(sp)) })
 }
 
@@ -224,15 +262,17 @@ func (d *desktop) guard(c *Call, g Guarded) error {
 }
 
 func (d *desktop) drag(c *Call, a *Args) error {
-	m1, s1, err := d.point(a, "x1", "y1")
+	m1, s1, s2, grounded, err := d.dragEnds(c, a)
 	if err != nil {
 		return err
 	}
-	_, s2, err := d.point(a, "x2", "y2")
-	if err != nil {
-		return err
+	result := "dragged"
+	if grounded != "" {
+		result += "; " + grounded
 	}
-	act := actions.Record{Model: &[2]float64{m1.X, m1.Y}, Screen: &[2]int{s1.X, s1.Y}, To: &[2]int{s2.X, s2.Y}, Result: "dragged"}
+	s1, moved1 := d.retarget(s1)
+	s2, moved2 := d.retarget(s2)
+	act := actions.Record{Model: &[2]float64{m1.X, m1.Y}, Screen: &[2]int{s1.X, s1.Y}, To: &[2]int{s2.X, s2.Y}, Result: result + moved1 + moved2}
 	return d.act(c, act, Guarded{At: &s1}, func(ctx context.Context) error {
 		return d.Input.Drag(ctx, actions.Point(s1), actions.Point(s2))
 	})
@@ -353,12 +393,11 @@ func (d *desktop) wait(c *Call, a *Args) error {
 	return err
 }
 
+// screenSize is the extent of the model's coordinate space (Mapper.Extent):
+// the screenshot's size in pixels, or the grid's (1000, 999 or 1).
 func (d *desktop) screenSize(*Call) (starlark.Value, error) {
-	if d.Mapper.Mode == vision.CoordNorm1000 {
-		return starlark.Tuple{starlark.MakeInt(1000), starlark.MakeInt(1000)}, nil
-	}
-	s := d.imageSize()
-	return starlark.Tuple{starlark.MakeInt(s.X), starlark.MakeInt(s.Y)}, nil
+	x, y := d.Mapper.Extent()
+	return starlark.Tuple{starlark.MakeInt(roundInt(x)), starlark.MakeInt(roundInt(y))}, nil
 }
 
 func (d *desktop) cursorPosition(*Call) (starlark.Value, error) {
@@ -373,5 +412,17 @@ func (d *desktop) cursorPosition(*Call) (starlark.Value, error) {
 	if err != nil {
 		return starlark.None, nil // on another display
 	}
-	return starlark.Tuple{starlark.MakeInt(roundInt(mp.X)), starlark.MakeInt(roundInt(mp.Y))}, nil
+	return d.pair(mp), nil
+}
+
+// pair is a model point as the model reads it back (cursor_position,
+// locate): whole numbers in the pixel and grid spaces, where a unit is about
+// a screen pixel, and four decimals in a space smaller than 100 units (the
+// 0..1 fractions), where a whole number would lose the point.
+func (d *desktop) pair(mp vision.ModelPoint) starlark.Tuple {
+	if x, y := d.Mapper.Extent(); x < 100 || y < 100 {
+		r := func(v float64) starlark.Value { return starlark.Float(math.Round(v*1e4) / 1e4) }
+		return starlark.Tuple{r(mp.X), r(mp.Y)}
+	}
+	return starlark.Tuple{starlark.MakeInt(roundInt(mp.X)), starlark.MakeInt(roundInt(mp.Y))}
 }

@@ -35,7 +35,7 @@ func BenchmarkWriteStep(b *testing.B) {
 			}
 			defer w.Close()
 			data := encodeModel()
-			writeStep(b, w, 1, full, data) // the first step always writes
+			writeFrameStep(b, w, 1, full, data) // the first step always writes
 			start := dirSize(b, w.Dir())
 			step := 1
 			b.ReportAllocs()
@@ -49,7 +49,7 @@ func BenchmarkWriteStep(b *testing.B) {
 					data = encodeModel()
 					b.StartTimer()
 				}
-				writeStep(b, w, step, full, data)
+				writeFrameStep(b, w, step, full, data)
 			}
 			b.StopTimer()
 			b.ReportMetric(float64(dirSize(b, w.Dir())-start)/float64(step-1), "bytes/step")

@@ -142,7 +142,7 @@ func TestTraceGrowthUnchangedScreen(t *testing.T) {
 	const steps = 20
 	var after1 int64
 	for step := 1; step <= steps; step++ {
-		writeStep(t, w, step, full, model.Bytes())
+		writeFrameStep(t, w, step, full, model.Bytes())
 		if step == 1 {
 			after1 = dirSize(t, w.Dir())
 		}
@@ -162,7 +162,7 @@ func TestTraceGrowthUnchangedScreen(t *testing.T) {
 }
 
 // writeStep records one typical step: its events, the full frame and the model frame.
-func writeStep(t testing.TB, w *Writer, step int, full image.Image, model []byte) {
+func writeFrameStep(t testing.TB, w *Writer, step int, full image.Image, model []byte) {
 	t.Helper()
 	frame, err := w.Frame(step, full)
 	if err != nil {

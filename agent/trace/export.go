@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 )
 
@@ -102,7 +101,9 @@ func exportRecord(t *Trace, s Step, inline bool) (ExportRecord, error) {
 		r.Image = full
 		return r, nil
 	}
-	data, err := os.ReadFile(full)
+	// Read inside the trace folder only: a frame that is a symbolic link to a
+	// file elsewhere must not carry that file into the export.
+	data, err := ReadFrame(t.Dir, rel)
 	if err != nil {
 		return r, fmt.Errorf("trace: export step %d: %w", s.Number, err)
 	}

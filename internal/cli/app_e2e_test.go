@@ -121,13 +121,12 @@ func startAppE2E(t *testing.T, opts ...func(*appSetup)) *appE2E {
 	return h
 }
 
-// buildDeskpilot builds the binary under test (the build cache makes this quick).
+// buildDeskpilot returns the binary under test, built once per test process.
 func buildDeskpilot(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "deskpilot")
-	cmd := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "deskpilot")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	bin, err := binary()
+	if err != nil {
+		t.Fatalf("go build: %v", err)
 	}
 	return bin
 }

@@ -1,5 +1,5 @@
 // Package cli is deskpilot's command line: the cobra commands (the app, run,
-// console, traces, replay, doctor, bench), their flags and exit codes. Settings
+// console, traces, replay, play, doctor, bench), their flags and exit codes. Settings
 // come from internal/config, resolved once per command; agents come from
 // internal/wiring.
 package cli
@@ -99,7 +99,7 @@ run as a trace. Without a subcommand it opens the app.`,
 	pf := root.PersistentFlags()
 	pf.StringVar(&s.configPath, "config", config.Path(), "config file")
 	s.flags = config.AddFlags(pf)
-	root.AddCommand(newRunCmd(s), newConsoleCmd(s), newTracesCmd(s), newReplayCmd(s), newBenchCmd(s), newDoctorCmd(s))
+	root.AddCommand(newRunCmd(s), newConsoleCmd(s), newTracesCmd(s), newReplayCmd(s), newPlayCmd(s), newBenchCmd(s), newDoctorCmd(s))
 	return root
 }
 

@@ -45,6 +45,9 @@ to stdout (or a JSON object with --json). Exit codes: 0 answered, 1 failed, 2 us
 			a := ready.Agent
 			z := secretsOf(a)
 			stderr := cmd.ErrOrStderr()
+			if !quiet {
+				fmt.Fprintln(stderr, z.clean(modelLine(cfg)))
+			}
 			p := &progress{w: stderr, z: z, quiet: quiet, max: cfg.MaxSteps, start: time.Now()}
 			var session atomic.Pointer[agent.Session]
 			at := &terminalPerson{in: cmd.InOrStdin(), out: stderr, yes: yes, session: &session}
@@ -61,6 +64,15 @@ to stdout (or a JSON object with --json). Exit codes: 0 answered, 1 failed, 2 us
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "approve every action the safety policy asks about")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress on stderr")
 	return cmd
+}
+
+// modelLine says which model runs in which dialect, and the grounder.
+func modelLine(cfg config.Config) string {
+	s := fmt.Sprintf("model %s at %s, dialect %s", cfg.Model, wiring.RedactURL(cfg.BaseURL), cfg.DialectNote())
+	if cfg.HasGrounder() {
+		s += fmt.Sprintf("; grounder %s at %s (%s)", cfg.Grounder.Model, wiring.RedactURL(cfg.Grounder.BaseURL), cfg.Grounder.Dialect)
+	}
+	return s
 }
 
 // runResult is the --json output of `deskpilot run`.

@@ -1,9 +1,8 @@
 package cli
 
 import (
-	"bufio"
+	"errors"
 	"fmt"
-	"image"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,16 +12,14 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"deskpilot/agent"
 	"deskpilot/agent/trace"
 	"deskpilot/internal/wiring"
-	"deskpilot/vision"
 )
 
 func newTracesCmd(s *settings) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "traces",
-		Short: "List, show and export recorded runs",
+		Short: "List, show and export recorded runs; turn one into a script",
 	}
 	list := &cobra.Command{
 		Use:   "list",
@@ -41,7 +38,7 @@ func newTracesCmd(s *settings) *cobra.Command {
 			fmt.Fprintln(tw, "#\tSTARTED\tOUTCOME\tSTEPS\tMODEL\tTASK\tFOLDER")
 			for i, t := range sums {
 				fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%s\t%s\n", i+1, t.Started.Local().Format("2006-01-02 15:04"),
-					orDash(t.Outcome), t.Steps, orDash(t.Model), clip(t.Task, 50), filepath.Base(t.Dir))
+					orDash(t.Outcome), t.Steps, visible(orDash(t.Model)), visible(clip(t.Task, 50)), visible(filepath.Base(t.Dir)))
 			}
 			return tw.Flush()
 		},
@@ -59,44 +56,133 @@ func newTracesCmd(s *settings) *cobra.Command {
 			return nil
 		},
 	}
+	cmd.AddCommand(list, show, newExportCmd(s), newScriptCmd(s))
+	return cmd
+}
+
+func newExportCmd(s *settings) *cobra.Command {
 	var format, out string
-	var inline bool
-	export := &cobra.Command{
-		Use:   "export TRACE",
-		Short: "Export a run as training data (jsonl: one object per step) or as a report (html)",
-		Args:  cobra.ExactArgs(1),
+	var inline, redact bool
+	cmd := &cobra.Command{
+		Use:   "export TRACE...",
+		Short: "Export runs as training data (jsonl; dataset: a Hugging Face image folder) or one run as a report (html)",
+		Long: `Exports recorded runs (TRACE: folder, or number from ` + "`traces list`" + `).
+  --format jsonl    one JSON object per step, to -o FILE or stdout
+  --format dataset  a Hugging Face ImageFolder in -o DIR: metadata.jsonl (one row per
+                    step), the image each step's model saw, and a dataset card. More
+                    traces append to it; a step exported again replaces its row.
+  --format html     the report of one run
+Values of DESKPILOT_SECRET_* variables are replaced by [redacted] in every column of
+a dataset; --redact also flattens the fields typed secrets went into.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var ts []*trace.Trace
+			for _, a := range args {
+				t, err := openTrace(s, a)
+				if err != nil {
+					return err
+				}
+				ts = append(ts, t)
+			}
+			switch format {
+			case "dataset":
+				return exportDataset(cmd, ts, out, redact)
+			case "jsonl", "html":
+				return exportFile(cmd, ts, format, out, inline)
+			}
+			return &exitError{exitUsage, fmt.Errorf("--format %q: use jsonl, dataset or html", format)}
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "jsonl", "jsonl (training data), dataset (Hugging Face image folder) or html (report)")
+	cmd.Flags().StringVarP(&out, "output", "o", "-", "output file (jsonl, html) or folder (dataset)")
+	cmd.Flags().BoolVar(&inline, "inline-images", false, "embed frames as data URLs (jsonl)")
+	cmd.Flags().BoolVar(&redact, "redact", false, "flatten the fields typed secrets went into (dataset)")
+	return cmd
+}
+
+// exportFile writes the jsonl export of ts, or the report of one trace.
+func exportFile(cmd *cobra.Command, ts []*trace.Trace, format, out string, inline bool) error {
+	if format == "html" && len(ts) != 1 {
+		return &exitError{exitUsage, fmt.Errorf("--format html writes the report of one run; %d were given", len(ts))}
+	}
+	w := cmd.OutOrStdout()
+	if out != "" && out != "-" {
+		f, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+		if err != nil {
+			return &exitError{exitFailed, err}
+		}
+		defer f.Close()
+		w = f
+	}
+	for _, t := range ts {
+		var err error
+		if format == "html" {
+			err = trace.Report(t, w)
+		} else {
+			err = trace.Export(t, w, trace.ExportOptions{InlineImages: inline})
+		}
+		if err != nil {
+			return &exitError{exitFailed, err}
+		}
+	}
+	return nil
+}
+
+// exportDataset adds ts to the dataset folder out.
+func exportDataset(cmd *cobra.Command, ts []*trace.Trace, out string, redact bool) error {
+	if out == "" || out == "-" {
+		return &exitError{exitUsage, errors.New("--format dataset writes a folder: give it with -o DIR")}
+	}
+	secrets := secretValues(wiring.EnvSecrets(os.Environ()))
+	rep, err := trace.ExportDataset(out, ts, trace.DatasetOptions{Redact: redact, Secrets: secrets})
+	w := cmd.ErrOrStderr()
+	for _, sk := range rep.Skipped {
+		fmt.Fprintf(w, "skipped %s\n", visible(sk))
+	}
+	if rep.Card != "" {
+		fmt.Fprintf(w, "dataset card: %s\n", visible(rep.Card))
+	}
+	if err != nil {
+		return &exitError{exitFailed, err}
+	}
+	fmt.Fprintf(w, "%d rows added, %d replaced; %s holds %d rows\n", rep.Added, rep.Replaced, out, rep.Rows)
+	return nil
+}
+
+func newScriptCmd(s *settings) *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "script TRACE",
+		Short: "Write the code of a run as one editable Starlark script for `deskpilot play`",
+		Long: `Writes the code of a recorded run (TRACE: folder, or number from ` + "`traces list`" + `) as
+one Starlark file: each step's thought as comments, a checkpoint(N) call where the
+screen is compared with the frame step N saw, and its code. The frames stay in the
+trace folder, which the script's header names. Edit it, then run it with
+` + "`deskpilot play FILE`" + `.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			t, err := openTrace(s, args[0])
 			if err != nil {
 				return err
 			}
-			w := cmd.OutOrStdout()
-			if out != "" && out != "-" {
-				f, err := os.Create(out)
-				if err != nil {
-					return &exitError{exitFailed, err}
-				}
-				defer f.Close()
-				w = f
-			}
-			switch format {
-			case "jsonl":
-				err = trace.Export(t, w, trace.ExportOptions{InlineImages: inline})
-			case "html":
-				err = trace.Report(t, w)
-			default:
-				return &exitError{exitUsage, fmt.Errorf("--format %q: use jsonl or html", format)}
-			}
+			dir, err := filepath.Abs(t.Dir)
 			if err != nil {
+				return &exitError{exitFailed, err}
+			}
+			if out == "" || out == "-" {
+				return trace.WriteScript(cmd.OutOrStdout(), t, dir)
+			}
+			var b strings.Builder
+			if err := trace.WriteScript(&b, t, dir); err != nil {
+				return &exitError{exitFailed, err}
+			}
+			if err := os.WriteFile(out, []byte(b.String()), 0o600); err != nil {
 				return &exitError{exitFailed, err}
 			}
 			return nil
 		},
 	}
-	export.Flags().StringVar(&format, "format", "jsonl", "jsonl (training data) or html (report)")
-	export.Flags().StringVarP(&out, "output", "o", "-", "output file")
-	export.Flags().BoolVar(&inline, "inline-images", false, "embed frames as data URLs (jsonl)")
-	cmd.AddCommand(list, show, export)
+	cmd.Flags().StringVarP(&out, "output", "o", "-", "the script file")
 	return cmd
 }
 
@@ -130,113 +216,28 @@ func dirExists(p string) bool {
 }
 
 func printTrace(w io.Writer, t *trace.Trace) {
-	fmt.Fprintf(w, "Task: %s\nModel: %s\nFolder: %s\n", t.Start.Task, orDash(t.Start.Model), t.Dir)
+	fmt.Fprintf(w, "Task: %s\nModel: %s\nFolder: %s\n", visible(t.Start.Task), visible(orDash(t.Start.Model)), visible(t.Dir))
 	for _, st := range t.Steps {
 		fmt.Fprintf(w, "\n── step %d ──\n", st.Number)
 		if st.Thought != "" {
-			fmt.Fprintf(w, "%s\n", strings.TrimSpace(st.Thought))
+			fmt.Fprintf(w, "%s\n", visible(strings.TrimSpace(st.Thought)))
 		}
 		if st.Code != "" {
-			fmt.Fprintf(w, "code:\n%s\n", indent(st.Code, "  "))
+			fmt.Fprintf(w, "code:\n%s\n", indent(visible(st.Code), "  "))
 		}
 		if st.Observation != nil && st.Observation.Text != "" {
-			fmt.Fprintf(w, "observation:\n%s\n", indent(st.Observation.Text, "  "))
+			fmt.Fprintf(w, "observation:\n%s\n", indent(visible(st.Observation.Text), "  "))
 		}
 	}
 	if t.End != nil {
-		fmt.Fprintf(w, "\n%s after %d steps", t.End.Outcome, t.End.Steps)
+		fmt.Fprintf(w, "\n%s after %d steps", visible(t.End.Outcome), t.End.Steps)
 		if t.End.Answer != "" {
-			fmt.Fprintf(w, ": %s", t.End.Answer)
+			fmt.Fprintf(w, ": %s", visible(t.End.Answer))
 		}
 		fmt.Fprintln(w)
 	} else {
 		fmt.Fprintln(w, "\n(the run did not finish: the trace ends here)")
 	}
-}
-
-func newReplayCmd(s *settings) *cobra.Command {
-	var dry, yes bool
-	cmd := &cobra.Command{
-		Use:   "replay TRACE",
-		Short: "Run the code of a recorded run again on this desktop, step by step, without a model",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			t, err := openTrace(s, args[0])
-			if err != nil {
-				return err
-			}
-			if dry {
-				for _, st := range t.Steps {
-					if st.Code != "" {
-						fmt.Fprintf(cmd.OutOrStdout(), "# step %d\n%s\n\n", st.Number, st.Code)
-					}
-				}
-				return nil
-			}
-			cfg, err := s.load()
-			if err != nil {
-				return err
-			}
-			ready, err := s.open(cmd.Context(), cfg, wiring.Options{})
-			if err != nil {
-				return &exitError{exitFailed, err}
-			}
-			defer ready.Close()
-			// The code's points are in the space the run was recorded in.
-			if err := recordedSpace(&ready.Agent.Config, t); err != nil {
-				return &exitError{exitFailed, err}
-			}
-			con, err := ready.Agent.NewConsole(cmd.Context(), "replay: "+t.Start.Task)
-			if err != nil {
-				return &exitError{exitFailed, err}
-			}
-			defer con.Close()
-			in := bufio.NewReader(os.Stdin)
-			for _, st := range t.Steps {
-				if st.Code == "" {
-					continue
-				}
-				fmt.Fprintf(os.Stderr, "# step %d\n%s\n", st.Number, indent(st.Code, "  "))
-				if !yes {
-					ans, err := askLine(cmd.Context(), in, os.Stderr, "run this step? [Y/n/q]")
-					if err != nil {
-						return &exitError{exitInterrupted, err}
-					}
-					switch strings.ToLower(strings.TrimSpace(ans)) {
-					case "n":
-						continue
-					case "q":
-						return nil
-					}
-				}
-				if err := con.Exec(cmd.Context(), st.Code, agent.Hooks{Event: printObservation(os.Stderr, secretsOf(ready.Agent))}); err != nil {
-					return &exitError{exitFailed, err}
-				}
-				if cmd.Context().Err() != nil {
-					return &exitError{exitInterrupted, cmd.Context().Err()}
-				}
-			}
-			return nil
-		},
-	}
-	cmd.Flags().BoolVar(&dry, "dry-run", false, "print the code of each step and stop")
-	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "run every step without asking")
-	return cmd
-}
-
-// recordedSpace sets the coordinate space of ac to the one t was recorded in.
-func recordedSpace(ac *agent.Config, t *trace.Trace) error {
-	if t.Start.CoordMode != "" {
-		m, err := vision.ParseCoordMode(t.Start.CoordMode)
-		if err != nil {
-			return fmt.Errorf("the trace's coordinate mode: %w", err)
-		}
-		ac.CoordMode = m
-	}
-	if t.Start.Image != nil {
-		ac.ImageSize = image.Pt(t.Start.Image.W, t.Start.Image.H)
-	}
-	return nil
 }
 
 func orDash(s string) string {

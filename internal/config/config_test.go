@@ -74,7 +74,7 @@ func TestResolveChecks(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if c.MaxSteps != 30 || c.KeepImages != 3 || c.MaxSide != 1366 || c.Dialect != "code" ||
+				if c.MaxSteps != 30 || c.KeepImages != 0 || c.MaxSide != 1366 || c.Dialect != "code" || !c.DialectAuto ||
 					c.APIKeyEnv != "OPENAI_API_KEY" || !strings.HasPrefix(c.TraceDir, "/") ||
 					len(c.Confirm) != 4 || c.SearchBackend != "duckduckgo" {
 					t.Errorf("defaults %+v", c)

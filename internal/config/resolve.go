@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -27,6 +28,9 @@ type Config struct {
 	// PriceIn and PriceOut are the preset's prices in USD per million tokens; 0 =
 	// unknown (no cost is shown).
 	PriceIn, PriceOut float64
+	// DialectAuto says the dialect was not set: Resolve chose it from the model's
+	// name (dialect.ForModel), or chose the default.
+	DialectAuto bool
 }
 
 // Resolve applies the preset and the defaults to s and checks every value. It is
@@ -133,18 +137,18 @@ func check(s *Settings, c *Config) error {
 	if c.ImageFormat, err = vision.ParseFormat(s.Format); err != nil {
 		return fmt.Errorf("--image-format: %w", err)
 	}
-	if _, err := dialect.ByName(s.Dialect); err != nil {
-		return fmt.Errorf("--dialect: %w", err)
+	if err := resolveDialect(s, c); err != nil {
+		return err
 	}
-	if s.Dialect == "" {
-		s.Dialect = dialect.Default
+	if err := resolveGrounder(s); err != nil {
+		return err
 	}
 	for _, r := range []struct {
 		name      string
 		v, lo, hi int
 	}{
 		{"max_steps", s.MaxSteps, 1, 10000},
-		{"keep_images", s.KeepImages, 1, 100},
+		{"keep_images", s.KeepImages, 0, 100},
 		{"image_max_side", s.MaxSide, 64, 8192},
 		{"image_quality", s.Quality, 1, 100},
 		{"max_tokens", s.MaxTokens, 1, 1 << 20},
@@ -172,6 +176,108 @@ func check(s *Settings, c *Config) error {
 	return nil
 }
 
+// resolveDialect chooses the dialect and its options once for the run: an
+// unset dialect is the one the model's name implies (the code dialect for a
+// planner with a grounder, which describes elements in code), else the
+// default; unset pyautogui_coords are the model's (OpenCUA, Aguvis), else
+// pixels. The result is checked.
+func resolveDialect(s *Settings, c *Config) error {
+	grounded := s.Grounder.Model != ""
+	if s.Dialect == "" {
+		c.DialectAuto = true
+		s.Dialect = dialect.ForModel(s.Model)
+		if s.Dialect == "" || grounded {
+			s.Dialect = dialect.Default
+		}
+	}
+	if s.PyAutoGUICoords == "" {
+		s.PyAutoGUICoords = dialect.OptionsForModel(s.Model).PyAutoGUICoords
+	}
+	if s.PyAutoGUICoords == "" {
+		s.PyAutoGUICoords = dialect.PyAutoGUIPixels
+	}
+	if _, err := dialect.New(dialect.Default, s.DialectOptions()); err != nil {
+		return fmt.Errorf("--pyautogui-coords: %w", err)
+	}
+	d, err := dialect.ByName(s.Dialect)
+	if err != nil {
+		return fmt.Errorf("--dialect: %w", err)
+	}
+	s.Dialect = d.Name()
+	if grounded && s.Dialect != dialect.Default {
+		return fmt.Errorf("--grounder: the planner of a grounder writes code (dialect %q), but the dialect is %q; set --dialect %s or leave it unset",
+			dialect.Default, s.Dialect, dialect.Default)
+	}
+	return nil
+}
+
+// DialectNote names the run's dialect and why it was chosen, for the terminal
+// and the app: "uitars-1.5", "qwen2.5 (by model name)", "code (default)",
+// "code (planner of the grounder)", "pyautogui, smart coordinates (by model
+// name)".
+func (c Config) DialectNote() string {
+	n := c.Dialect
+	if n == "pyautogui" {
+		n += ", " + c.PyAutoGUICoords + " coordinates"
+	}
+	switch {
+	case !c.DialectAuto:
+		return n
+	case c.HasGrounder():
+		return n + " (planner of the grounder)"
+	case dialect.ForModel(c.Model) == c.Dialect:
+		return n + " (by model name)"
+	}
+	return n + " (default)"
+}
+
+// DialectOptions are the dialect options the settings name.
+func (s Settings) DialectOptions() dialect.Options {
+	return dialect.Options{PyAutoGUICoords: s.PyAutoGUICoords}
+}
+
+// resolveGrounder fills and checks the [grounder] table. Without a model the
+// table must be empty. The grounder's dialect defaults to the one its name
+// implies, else "point"; its endpoint to the planner's; its key to the
+// planner's only when it shares the planner's endpoint, so a key is never sent
+// to a server it was not configured for.
+func resolveGrounder(s *Settings) error {
+	g := &s.Grounder
+	g.Model = strings.TrimSpace(g.Model)
+	if g.Model == "" {
+		if *g != (GrounderSettings{}) {
+			return errors.New("grounder: base_url, dialect or api_key_env is set but no grounder model; set --grounder MODEL (grounder.model)")
+		}
+		return nil
+	}
+	if g.Dialect == "" {
+		g.Dialect = dialect.GrounderForModel(g.Model)
+	}
+	if g.Dialect == "" {
+		g.Dialect = "point"
+	}
+	gr, err := dialect.GrounderByName(g.Dialect)
+	if err != nil {
+		return fmt.Errorf("--grounder-dialect: %w", err)
+	}
+	g.Dialect = gr.Name()
+	g.BaseURL = strings.TrimRight(strings.TrimSpace(g.BaseURL), "/")
+	shared := g.BaseURL == "" || g.BaseURL == strings.TrimRight(s.BaseURL, "/")
+	if g.BaseURL == "" {
+		g.BaseURL = s.BaseURL
+	}
+	if g.BaseURL == "" {
+		return errors.New("grounder: no endpoint; set --grounder-base-url or --base-url")
+	}
+	if g.APIKeyEnv == "" {
+		g.APIKeyEnv = NoKey
+		if shared {
+			g.APIKeyEnv = s.APIKeyEnv
+		}
+	}
+	return nil
+}
+
 // NoKey as api_key_env means the endpoint takes no key; local presets set it.
 const NoKey = "none"
 
@@ -179,13 +285,26 @@ const NoKey = "none"
 // is os.LookupEnv in production; nil means it); "" for NoKey. The key is never
 // stored in a Config, logged, or written to a trace.
 func (c Config) APIKey(lookup func(string) (string, bool)) string {
-	if c.APIKeyEnv == NoKey {
+	return readKey(c.APIKeyEnv, lookup)
+}
+
+// GrounderAPIKey reads the grounder's key as APIKey reads the planner's.
+func (c Config) GrounderAPIKey(lookup func(string) (string, bool)) string {
+	return readKey(c.Grounder.APIKeyEnv, lookup)
+}
+
+// HasGrounder reports whether a grounding model is configured.
+func (c Config) HasGrounder() bool { return c.Grounder.Model != "" }
+
+// readKey reads the variable env names; "" for NoKey or no name.
+func readKey(env string, lookup func(string) (string, bool)) string {
+	if env == NoKey || env == "" {
 		return ""
 	}
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
-	v, _ := lookup(c.APIKeyEnv)
+	v, _ := lookup(env)
 	return v
 }
 

@@ -18,23 +18,25 @@ import "time"
 // keyring entry) that holds it.
 type Settings struct {
 	// The model.
-	Preset      string  `toml:"preset" env:"DESKPILOT_PRESET" flag:"preset" usage:"model preset (openai, openrouter, gemini, anthropic, ollama, vllm, lmstudio, llamacpp, custom)"`
-	BaseURL     string  `toml:"base_url" env:"OPENAI_BASE_URL,DESKPILOT_BASE_URL" flag:"base-url" usage:"OpenAI-compatible endpoint, e.g. http://localhost:11434/v1"`
-	Model       string  `toml:"model" env:"DESKPILOT_MODEL" flag:"model" usage:"model name sent to the endpoint"`
-	APIKeyEnv   string  `toml:"api_key_env" env:"DESKPILOT_API_KEY_ENV" flag:"api-key-env" default:"OPENAI_API_KEY" usage:"environment variable holding the API key"`
-	Dialect     string  `toml:"dialect" env:"DESKPILOT_DIALECT" flag:"dialect" usage:"reply format the model speaks (code, pyautogui, uitars-1.5, uitars-1.0, doubao, qwen2.5, qwen3); default: by model name, else code"`
-	Temperature float64 `toml:"temperature" env:"DESKPILOT_TEMPERATURE" flag:"temperature" usage:"sampling temperature (default: the server's)"`
-	MaxTokens   int     `toml:"max_tokens" env:"DESKPILOT_MAX_TOKENS" flag:"max-tokens" default:"2048" usage:"longest reply, in tokens"`
-	TimeoutSec  int     `toml:"timeout_seconds" env:"DESKPILOT_TIMEOUT" flag:"timeout" default:"120" usage:"longest wait for a model's first byte and longest silence inside a reply, seconds"`
-	Retries     int     `toml:"retries" env:"DESKPILOT_RETRIES" default:"4" usage:"retries of a failed model call"`
-	NoStream    bool    `toml:"no_stream" env:"DESKPILOT_NO_STREAM" usage:"turn streaming off for servers that lack it"`
+	Preset    string `toml:"preset" env:"DESKPILOT_PRESET" flag:"preset" usage:"model preset (openai, openrouter, gemini, anthropic, ollama, vllm, lmstudio, llamacpp, custom)"`
+	BaseURL   string `toml:"base_url" env:"OPENAI_BASE_URL,DESKPILOT_BASE_URL" flag:"base-url" usage:"OpenAI-compatible endpoint, e.g. http://localhost:11434/v1"`
+	Model     string `toml:"model" env:"DESKPILOT_MODEL" flag:"model" usage:"model name sent to the endpoint"`
+	APIKeyEnv string `toml:"api_key_env" env:"DESKPILOT_API_KEY_ENV" flag:"api-key-env" default:"OPENAI_API_KEY" usage:"environment variable holding the API key"`
+	Dialect   string `toml:"dialect" env:"DESKPILOT_DIALECT" flag:"dialect" usage:"reply format the model speaks (code, pyautogui, uitars-1.5, uitars-1.0, doubao, qwen2.5, qwen3); default: by model name, else code"`
+	// PyAutoGUICoords is the pyautogui dialect's coordinate space.
+	PyAutoGUICoords string  `toml:"pyautogui_coords" env:"DESKPILOT_PYAUTOGUI_COORDS" flag:"pyautogui-coords" usage:"points of the pyautogui dialect: pixels (OSWorld), smart (OpenCUA: pixels of the smart-resized screenshot) or unit (Aguvis: 0..1); default: by model name, else pixels"`
+	Temperature     float64 `toml:"temperature" env:"DESKPILOT_TEMPERATURE" flag:"temperature" usage:"sampling temperature (default: the server's)"`
+	MaxTokens       int     `toml:"max_tokens" env:"DESKPILOT_MAX_TOKENS" flag:"max-tokens" default:"2048" usage:"longest reply, in tokens"`
+	TimeoutSec      int     `toml:"timeout_seconds" env:"DESKPILOT_TIMEOUT" flag:"timeout" default:"120" usage:"longest wait for a model's first byte and longest silence inside a reply, seconds"`
+	Retries         int     `toml:"retries" env:"DESKPILOT_RETRIES" default:"4" usage:"retries of a failed model call"`
+	NoStream        bool    `toml:"no_stream" env:"DESKPILOT_NO_STREAM" usage:"turn streaming off for servers that lack it"`
 
 	// What the model sees and how it points.
 	CoordMode  string `toml:"coord_mode" env:"DESKPILOT_COORD_MODE" flag:"coords" default:"pixels" usage:"coordinate mode of the code dialect: pixels or norm1000"`
 	MaxSide    int    `toml:"image_max_side" env:"DESKPILOT_IMAGE_MAX_SIDE" flag:"image-size" default:"1366" usage:"longest side of the screenshots the model sees, pixels"`
 	Format     string `toml:"image_format" env:"DESKPILOT_IMAGE_FORMAT" flag:"image-format" default:"png" usage:"encoding of the screenshots sent: png or jpeg"`
 	Quality    int    `toml:"image_quality" env:"DESKPILOT_IMAGE_QUALITY" flag:"image-quality" default:"85" usage:"JPEG quality, 1 to 100"`
-	KeepImages int    `toml:"keep_images" env:"DESKPILOT_KEEP_IMAGES" flag:"keep-images" default:"3" usage:"screenshots kept in the request"`
+	KeepImages int    `toml:"keep_images" env:"DESKPILOT_KEEP_IMAGES" flag:"keep-images" usage:"screenshots kept in the request (default: the dialect's, 5 for UI-TARS and Qwen, else 3)"`
 
 	// The run.
 	MaxSteps  int    `toml:"max_steps" env:"DESKPILOT_MAX_STEPS" flag:"max-steps" default:"30" usage:"step limit"`
@@ -61,6 +63,21 @@ type Settings struct {
 	AllowDomains []string `toml:"allow_domains" usage:"when set, open_url and the browser reach only these domains"`
 	DenyDomains  []string `toml:"deny_domains" usage:"domains open_url and the browser never reach"`
 	DenyApps     []string `toml:"deny_apps" usage:"programs launch refuses"`
+
+	// Grounder is the grounding model of planner + grounder runs (the
+	// [grounder] table).
+	Grounder GrounderSettings `toml:"grounder"`
+}
+
+// GrounderSettings is the [grounder] table: a second model that finds on the
+// screen the elements the planner (the model above, in the code dialect)
+// describes, e.g. click("the Save button"). Its settings are declared like the
+// others; their file keys are "grounder.model" and so on.
+type GrounderSettings struct {
+	Model     string `toml:"model" env:"DESKPILOT_GROUNDER_MODEL" flag:"grounder" usage:"grounding model: the planner may then click, locate, drag... an element it describes in words; default: none"`
+	BaseURL   string `toml:"base_url" env:"DESKPILOT_GROUNDER_BASE_URL" flag:"grounder-base-url" usage:"the grounder's OpenAI-compatible endpoint (default: base_url)"`
+	Dialect   string `toml:"dialect" env:"DESKPILOT_GROUNDER_DIALECT" flag:"grounder-dialect" usage:"how the grounder is asked and read (uitars-1.5, uitars-1.0, doubao, qwen2.5, qwen3, gta1, holo1.5, holo2, ui-venus, point); default: by model name, else point"`
+	APIKeyEnv string `toml:"api_key_env" env:"DESKPILOT_GROUNDER_API_KEY_ENV" flag:"grounder-api-key-env" usage:"environment variable holding the grounder's API key (default: api_key_env when the grounder shares base_url, else none)"`
 }
 
 // Timeout is TimeoutSec as a duration.

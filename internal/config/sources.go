@@ -27,23 +27,39 @@ type field struct {
 	isSlice bool
 }
 
-// fields lists the settings in declaration order.
+// fields lists the settings in declaration order. A struct field is a TOML
+// table (one level: [grounder]); its settings follow in its place, their keys
+// written "table.key" as in a dotted TOML key.
 func fields() []field {
 	t := reflect.TypeFor[Settings]()
 	out := make([]field, 0, t.NumField())
 	for i := range t.NumField() {
 		sf := t.Field(i)
-		f := field{index: sf.Index, key: sf.Tag.Get("toml"), flag: sf.Tag.Get("flag"),
-			def: sf.Tag.Get("default"), usage: sf.Tag.Get("usage"), kind: sf.Type.Kind()}
-		if e := sf.Tag.Get("env"); e != "" {
-			f.envs = strings.Split(e, ",")
+		if sf.Type.Kind() != reflect.Struct {
+			out = append(out, fieldOf(sf, sf.Index, ""))
+			continue
 		}
-		if f.kind == reflect.Slice {
-			f.isSlice, f.kind = true, sf.Type.Elem().Kind()
+		table := sf.Tag.Get("toml")
+		for j := range sf.Type.NumField() {
+			sub := sf.Type.Field(j)
+			out = append(out, fieldOf(sub, []int{i, j}, table+"."))
 		}
-		out = append(out, f)
 	}
 	return out
+}
+
+// fieldOf reads one setting's tags; index locates it in Settings and prefix
+// is its table's ("" at the top level).
+func fieldOf(sf reflect.StructField, index []int, prefix string) field {
+	f := field{index: index, key: prefix + sf.Tag.Get("toml"), flag: sf.Tag.Get("flag"),
+		def: sf.Tag.Get("default"), usage: sf.Tag.Get("usage"), kind: sf.Type.Kind()}
+	if e := sf.Tag.Get("env"); e != "" {
+		f.envs = strings.Split(e, ",")
+	}
+	if f.kind == reflect.Slice {
+		f.isSlice, f.kind = true, sf.Type.Elem().Kind()
+	}
+	return f
 }
 
 func (f field) value(s *Settings) reflect.Value {

@@ -58,10 +58,7 @@ func in(p image.Point, rs []image.Rectangle) bool {
 func visibleAt(p image.Point, wins []stacked) bool {
 	for i := len(wins) - 1; i >= 0; i-- {
 		if p.In(wins[i].rect) {
-			if wins[i].own {
-				return true
-			}
-			return false
+			return wins[i].own
 		}
 	}
 	return false

@@ -66,6 +66,11 @@ func (x *x11) input(bounds image.Rectangle) (Input, error) {
 	if err != nil {
 		return nil, fmt.Errorf("input on %s: %w", x.name, err)
 	}
+	// A previous agent killed mid-hold left its keys and buttons down.
+	if err := rb.ReleaseStuck(); err != nil {
+		rb.Close()
+		return nil, fmt.Errorf("input on %s: %w", x.name, err)
+	}
 	x.rb = rb
 	return rb, nil
 }

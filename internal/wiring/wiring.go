@@ -143,6 +143,13 @@ func NewAgent(ctx context.Context, cfg config.Config, d *desktop.Desktop, o Opti
 	if key != "" {
 		redact = append(redact, key)
 	}
+	grounder, gkey, err := Grounder(cfg, o.Lookup)
+	if err != nil {
+		return nil, err
+	}
+	if gkey != "" && gkey != key {
+		redact = append(redact, gkey)
+	}
 	a := &agent.Agent{
 		Config:       ac,
 		Model:        model,
@@ -152,6 +159,7 @@ func NewAgent(ctx context.Context, cfg config.Config, d *desktop.Desktop, o Opti
 		Input:        d.Input(),
 		Display:      target.Bounds,
 		DisplayCount: len(d.Displays()),
+		Grounder:     grounder,
 		Secrets:      mergeSecrets(EnvSecrets(o.environ()), o.Secrets),
 		Redact:       redact,
 		Launch:       d.Launch,
@@ -171,7 +179,7 @@ func NewAgent(ctx context.Context, cfg config.Config, d *desktop.Desktop, o Opti
 
 // AgentConfig is the part of cfg the agent uses.
 func AgentConfig(cfg config.Config) (agent.Config, error) {
-	dl, err := dialect.ByName(cfg.Dialect)
+	dl, err := dialect.New(cfg.Dialect, cfg.DialectOptions())
 	if err != nil {
 		return agent.Config{}, err
 	}
@@ -184,6 +192,26 @@ func AgentConfig(cfg config.Config) (agent.Config, error) {
 			DenyDomains: cfg.DenyDomains, DenyApps: cfg.DenyApps},
 		CodeMemory: int64(cfg.CodeMemoryMB) << 20, InProcess: cfg.Sandbox == "none",
 	}, nil
+}
+
+// Grounder is the grounding model cfg names, with its key (for redaction);
+// nil when none is configured. lookup reads the environment (nil =
+// os.LookupEnv).
+func Grounder(cfg config.Config, lookup func(string) (string, bool)) (*agent.Grounder, string, error) {
+	if !cfg.HasGrounder() {
+		return nil, "", nil
+	}
+	g := cfg.Grounder
+	gd, err := dialect.GrounderByName(g.Dialect)
+	if err != nil {
+		return nil, "", fmt.Errorf("grounder: %w", err)
+	}
+	key := cfg.GrounderAPIKey(lookup)
+	client := llm.New(llm.Config{
+		BaseURL: g.BaseURL, Model: g.Model, APIKey: key,
+		Timeout: cfg.Timeout(), MaxRetries: cfg.Retries, NoStream: cfg.NoStream,
+	})
+	return &agent.Grounder{Model: client, Name: g.Model, Dialect: gd}, key, nil
 }
 
 // Model is the model client for cfg.

@@ -44,6 +44,3 @@ func (c *lru) put(k key, lines []Line) {
 		delete(c.index, last.Value.(*entry).key)
 	}
 }
-
-// len returns the number of entries.
-func (c *lru) len() int { return c.order.Len() }

@@ -286,9 +286,7 @@ type foldedLine struct {
 // fold prepares a query.
 func fold(s string) folded {
 	var f folded
-	for _, r := range foldRunes(s) {
-		f.plain = append(f.plain, r)
-	}
+	f.plain = append(f.plain, foldRunes(s)...)
 	f.look = lookAlike(f.plain, nil, nil)
 	return f
 }
