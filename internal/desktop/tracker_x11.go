@@ -43,8 +43,8 @@ type windowTracker struct {
 	// ownInput is when the last input event reached one of this process's
 	// windows (motion, a button released, a key, the pointer coming or going).
 	ownInput time.Time
-	err     error // why the event loop ended
-	done    chan struct{}
+	err      error // why the event loop ended
+	done     chan struct{}
 }
 
 // topWindow is one child of the root.
