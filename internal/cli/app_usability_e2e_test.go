@@ -83,6 +83,9 @@ func (h *appE2E) expandAndBack() error {
 	if err := h.waitSize(func(r image.Rectangle) bool { return r.Dy() > 300 }); err != nil {
 		return fmt.Errorf("expand: %w", err)
 	}
+	if w, ok := h.appWindow(); ok {
+		h.settled(w.Bounds) // drawn: the toolkit paints the new content a moment after the resize
+	}
 	h.shot("own-2-expanded")
 	if err := h.person.Press(h.t.Context(), actions.Combo{Key: "escape"}); err != nil {
 		return err
@@ -94,21 +97,39 @@ func (h *appE2E) expandAndBack() error {
 }
 
 // allowInStrip waits for the approval in the strip and presses Allow, the one
-// blue button there.
+// blue button there. The strip grows for the approval and goes back to its
+// corner (the placer may wait a second for the window manager before it
+// moves): the button is clicked once the strip has stood still for 2.4 s, and
+// again if the approval is still there after the click.
 func (h *appE2E) allowInStrip() error {
 	deadline := time.Now().Add(60 * time.Second)
+	var last image.Rectangle
+	still := 0
 	for time.Now().Before(deadline) {
-		if w, ok := h.appWindow(); ok && w.Bounds.Dy() < 300 {
-			if box, ok := h.colourBox(w.Bounds, isPrimary); ok {
-				h.shot("own-3-approval-in-strip")
-				h.clickAt(mid(box))
-				return nil
+		time.Sleep(300 * time.Millisecond)
+		w, ok := h.appWindow()
+		if !ok || w.Bounds.Dy() >= 300 || w.Bounds != last {
+			last, still = w.Bounds, 0
+			continue
+		}
+		box, ok := h.colourBox(w.Bounds, isPrimary)
+		if still++; !ok || still < 8 {
+			continue
+		}
+		h.shot("own-3-approval-in-strip")
+		h.clickAt(mid(box))
+		for range 10 {
+			time.Sleep(300 * time.Millisecond)
+			if w, ok := h.appWindow(); ok && w.Bounds.Dy() < 300 {
+				if _, shown := h.colourBox(w.Bounds, isPrimary); !shown {
+					return nil
+				}
 			}
 		}
-		time.Sleep(200 * time.Millisecond)
+		still = 0 // not taken: look again
 	}
 	h.shot("fail-no-approval")
-	return fmt.Errorf("no approval showed in the strip")
+	return fmt.Errorf("no approval showed in the strip, or Allow did not take it")
 }
 
 // isDanger is the fill of a danger (red) button, as the app's theme draws it.
