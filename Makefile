@@ -80,6 +80,7 @@ bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 1s ./vision/... ./actions/... ./agent/script/ ./agent/llm/ ./agent/trace/
 	$(GO) test -run '^$$' -bench . -benchtime 60x ./agent/ -bench StepOverhead
 	$(GO) test -run '^$$' -bench PromptGrowth -benchtime 1x ./agent/
+	$(GO) test -run '^$$' -bench LongRun -benchtime 1x ./internal/cli/
 	bash scripts/bench-peers.sh 30
 
 fmt:

@@ -30,7 +30,13 @@ type Config struct {
 	MaxSteps     int // step limit; 0 = 30
 	// KeepImages is how many screenshots stay in the request; 0 = the
 	// dialect's (dialect.History.KeepImages: 5 for UI-TARS and Qwen), else 3.
-	KeepImages  int
+	KeepImages int
+	// ImageChunk is how many older screenshots leave the request at a time:
+	// the request keeps between KeepImages and KeepImages+ImageChunk-1 of
+	// them, so for ImageChunk steps in a row each request starts with the
+	// previous one, byte for byte, and a provider's prompt cache hits. 1 drops
+	// one every step (no cache hits); 0 = KeepImages.
+	ImageChunk  int
 	PlanEvery   int     // planning interval in steps; 0 = no planning
 	MaxTokens   int     // longest reply in tokens; 0 = 2048
 	Temperature float64 // sampling temperature; 0 = the server's default
@@ -79,6 +85,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.KeepImages <= 0 {
 		c.KeepImages = DefaultKeepImages
+	}
+	if c.ImageChunk <= 0 {
+		c.ImageChunk = c.KeepImages
 	}
 	if c.MaxTokens <= 0 {
 		c.MaxTokens = DefaultMaxTokens

@@ -26,8 +26,10 @@ func renderMsgs(msgs []llm.Message) string {
 	return strings.Join(lines, "\n")
 }
 
+// shot is a stand-in screenshot.
+func shot(i int) llm.Part { return llm.Part{ImageURL: fmt.Sprintf("s%d", i)} }
+
 func TestConversationLayouts(t *testing.T) {
-	shot := func(i int) llm.Part { return llm.Part{ImageURL: fmt.Sprintf("s%d", i)} }
 	tests := []struct {
 		name   string
 		layout dialect.History
@@ -46,7 +48,7 @@ func TestConversationLayouts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := newConversation(tt.layout, tt.keep)
+			c := newConversation(tt.layout, tt.keep, 1)
 			c.start("PROMPT", "first", shot(0))
 			c.add("assistant", "a1")
 			c.user("obs1", nil, shot(1))
@@ -63,5 +65,42 @@ func TestConversationLayouts(t *testing.T) {
 				t.Errorf("the history itself lost an image: request must prune a copy")
 			}
 		})
+	}
+}
+
+// Screenshots leave in chunks: between boundaries each request begins with the
+// previous one, byte for byte (what a provider's prompt cache needs), and the
+// request never holds fewer than keep nor more than keep+chunk-1 screenshots.
+func TestImagesLeaveInChunks(t *testing.T) {
+	const keep, chunk = 3, 4
+	c := newConversation(dialect.History{}, keep, chunk)
+	c.start("PROMPT", "first", shot(0))
+	prev := ""
+	stable := 0
+	for step := 1; step <= 40; step++ {
+		c.add("assistant", fmt.Sprintf("reply %d", step))
+		c.user(fmt.Sprintf("obs %d", step), nil, shot(step))
+		req := c.request()
+		n := 0
+		for _, m := range req {
+			for _, p := range m.Parts {
+				if p.IsImage() {
+					n++
+				}
+			}
+		}
+		if total := step + 1; n < min(keep, total) || n > keep+chunk-1 {
+			t.Fatalf("step %d: %d screenshots in the request", step, n)
+		}
+		got := renderMsgs(req)
+		if strings.HasPrefix(got, prev) {
+			stable++
+		}
+		prev = got
+	}
+	// The prefix breaks once per chunk, so at least (chunk-1)/chunk of the
+	// requests extend the one before.
+	if stable < 40*(chunk-1)/chunk-1 {
+		t.Errorf("%d of 40 requests extended the previous one", stable)
 	}
 }

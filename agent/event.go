@@ -92,6 +92,18 @@ type Observed struct {
 	FrameFormat string
 	Screen      *image.RGBA // the full-resolution frame (for the trace and zoom); may be nil
 	Duration    time.Duration
+	Settle      time.Duration // time spent waiting for the screen to settle after the step
+	// Attachments are the extra images the model was sent with this
+	// observation (zoom, screenshot), encoded as sent.
+	Attachments []Attachment
+}
+
+// Attachment is an extra image the model was sent: its label, the encoded
+// bytes and their format ("png", "jpeg" or "webp").
+type Attachment struct {
+	Label  string
+	Data   []byte
+	Format string
 }
 
 // Paused reports that the agent stopped acting: the person took over, or asked for a pause.

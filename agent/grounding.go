@@ -94,7 +94,7 @@ func (r *runState) ground(ctx context.Context, description string) (script.Groun
 	if system != "" {
 		msgs = append(msgs, textMsg("system", system))
 	}
-	msgs = append(msgs, llm.Message{Role: "user", Parts: []llm.Part{{ImageURL: o.DataURL()}, {Text: user}}})
+	msgs = append(msgs, llm.Message{Role: "user", Parts: []llm.Part{{Image: o.Data, ImageMIME: o.Format.MIME()}, {Text: user}}})
 	zero := 0.0
 	resp, err := g.Model.Complete(ctx, llm.Request{Messages: msgs, MaxTokens: groundMaxTokens, Temperature: &zero}, nil)
 	if err != nil {

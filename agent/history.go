@@ -13,13 +13,14 @@ import (
 // ones. It lives on the loop goroutine.
 type conversation struct {
 	layout dialect.History
-	keep   int // screenshots kept in a request
+	keep   int // screenshots kept in a request, at least
+	chunk  int // older screenshots leave this many at a time
 	msgs   []llm.Message
 	system bool // msgs[0] is the system message
 }
 
-func newConversation(layout dialect.History, keep int) *conversation {
-	return &conversation{layout: layout, keep: keep}
+func newConversation(layout dialect.History, keep, chunk int) *conversation {
+	return &conversation{layout: layout, keep: keep, chunk: max(chunk, 1)}
 }
 
 // start opens the conversation with the system prompt, the text of the first
@@ -69,9 +70,31 @@ func (c *conversation) user(text string, attached []llm.Part, shot llm.Part) {
 }
 
 // request is the messages to send now: the newest screenshots kept, older
-// ones dropped or replaced by a note as the layout says.
+// ones dropped or replaced by a note as the layout says. They leave in chunks:
+// between two chunk boundaries every request is the previous one plus the new
+// turns, so a provider's prefix cache (OpenAI, Anthropic, vLLM) serves all but
+// the new tail. A screenshot that left is gone from the history too (it never
+// comes back), so a long run holds no more than keep+chunk-1 of them.
 func (c *conversation) request() []llm.Message {
-	return pruneImages(c.msgs, c.keep, c.layout.DropOldImages)
+	c.msgs = pruneImages(c.msgs, c.kept(), c.layout.DropOldImages)
+	return slices.Clone(c.msgs)
+}
+
+// kept is how many of the history's screenshots to keep: all of them until
+// there are keep+chunk, then keep.
+func (c *conversation) kept() int {
+	n := 0
+	for _, m := range c.msgs {
+		for _, p := range m.Parts {
+			if p.IsImage() {
+				n++
+			}
+		}
+	}
+	if n >= c.keep+c.chunk {
+		return c.keep
+	}
+	return n
 }
 
 // withoutSystem is request without the system message (the step-limit call

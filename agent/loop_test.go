@@ -5,7 +5,9 @@ package agent_test
 import (
 	"context"
 	"image"
+	_ "image/png"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +17,7 @@ import (
 	"deskpilot/agent"
 	"deskpilot/agent/llm"
 	"deskpilot/agent/llm/llmtest"
+	"deskpilot/agent/trace"
 	"deskpilot/internal/config"
 )
 
@@ -116,24 +119,39 @@ func TestStepLimitAsksForAnswer(t *testing.T) {
 }
 
 // TestRequestSizeStaysFlat: only the newest screenshots stay in the prompt, so the
-// request at step 30 carries no more images than at step 4.
+// request at step 30 carries no more images than at step 4. Older screenshots
+// leave in chunks (image_chunk, default keep_images): with keep 3 a request
+// holds 3 to 5 of them; with a chunk of 1, exactly 3.
 func TestRequestSizeStaysFlat(t *testing.T) {
-	var replies []llmtest.Reply
-	for i := 0; i < 29; i++ {
-		replies = append(replies, code("print(\"step\")"))
+	tests := []struct {
+		name     string
+		chunk    int
+		min, max int
+	}{
+		{"chunked", 0, 3, 5},
+		{"one at a time", 1, 3, 3},
 	}
-	replies = append(replies, code("final_answer(\"ok\")"))
-	r := newRig(t, config.Settings{MaxSteps: 30, KeepImages: 3}, replies...)
-	if fin := r.run("long run"); fin.Outcome != agent.Answered {
-		t.Fatalf("got %s (%s)", fin.Outcome, fin.Error)
-	}
-	reqs := r.srv.Requests()
-	n4, n30 := len(reqs[3].Images()), len(reqs[29].Images())
-	if n4 != 3 || n30 != 3 {
-		t.Errorf("images at step 4: %d, at step 30: %d; want 3 and 3", n4, n30)
-	}
-	if !strings.Contains(string(reqs[29].Body), "older screenshot was removed") {
-		t.Errorf("no placeholder for removed screenshots at step 30")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var replies []llmtest.Reply
+			for i := 0; i < 29; i++ {
+				replies = append(replies, code("print(\"step\")"))
+			}
+			replies = append(replies, code("final_answer(\"ok\")"))
+			r := newRig(t, config.Settings{MaxSteps: 30, KeepImages: 3, ImageChunk: tt.chunk}, replies...)
+			if fin := r.run("long run"); fin.Outcome != agent.Answered {
+				t.Fatalf("got %s (%s)", fin.Outcome, fin.Error)
+			}
+			reqs := r.srv.Requests()
+			for i, req := range reqs[3:] {
+				if n := len(req.Images()); n < tt.min || n > tt.max {
+					t.Errorf("images at step %d: %d, want %d to %d", i+4, n, tt.min, tt.max)
+				}
+			}
+			if !strings.Contains(string(reqs[29].Body), "older screenshot was removed") {
+				t.Errorf("no placeholder for removed screenshots at step 30")
+			}
+		})
 	}
 }
 
@@ -421,5 +439,49 @@ func TestEndlessReplyIsCut(t *testing.T) {
 	tr := r.readTrace(fin)
 	if n := len(tr.Steps[0].Reply); n > 8<<10 {
 		t.Errorf("the trace holds a %d-byte reply", n)
+	}
+}
+
+// The trace keeps what the model was sent and what the step cost: a zoom's
+// image is stored with its observation, a step that acted records how long the
+// screen took to settle, and an unchanged screen references the frame stored
+// before instead of a new file.
+func TestTraceRecordsAttachmentsSettleAndReusesFrames(t *testing.T) {
+	r := newRig(t, config.Settings{},
+		code("zoom(0, 0, 200, 100)"),
+		code("print(\"look\")"),
+		code("press(\"shift\")"),
+		code("final_answer(\"done\")"))
+	fin := r.run("zoom then look")
+	if fin.Outcome != agent.Answered {
+		t.Fatalf("got %s (%s)", fin.Outcome, fin.Error)
+	}
+	tr := r.readTrace(fin)
+	obs := map[int]*trace.Event{}
+	for _, s := range tr.Steps {
+		if s.Observation != nil {
+			obs[s.Number] = s.Observation
+		}
+	}
+	if o := obs[1]; o == nil || len(o.Attachments) != 1 {
+		t.Fatalf("step 1 observation %+v: want one attachment (the zoom)", o)
+	}
+	img, err := os.Open(filepath.Join(fin.TraceDir, filepath.FromSlash(obs[1].Attachments[0])))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer img.Close()
+	cfg, _, err := image.DecodeConfig(img)
+	if err != nil {
+		t.Fatalf("the zoom attachment is no image: %v", err)
+	}
+	if cfg.Width < 200 || cfg.Height < 100 {
+		t.Errorf("zoom attachment is %dx%d, want at least the region's 200x100", cfg.Width, cfg.Height)
+	}
+	if obs[2] == nil || obs[1].Frame == "" || obs[2].Frame != obs[1].Frame {
+		t.Errorf("unchanged screen: step 2 frame %q, step 1 frame %q; want the same file", obs[2].Frame, obs[1].Frame)
+	}
+	if o := obs[3]; o == nil || o.SettleMS <= 0 {
+		t.Errorf("step 3 pressed a key but its observation records no settle time: %+v", o)
 	}
 }

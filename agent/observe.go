@@ -33,6 +33,13 @@ func (r *runState) touchesScreen(acts []actions.Record) bool {
 // starting) is the model's to wait for.
 const settleInterval = 15 * time.Millisecond
 
+// SettleOptions are the settings the agent watches the screen settle with
+// after a step's actions (ignore: regions that count neither way, such as
+// deskpilot's own windows). `deskpilot bench` measures settle_ms with them.
+func SettleOptions(ignore []image.Rectangle) vision.SettleOptions {
+	return vision.SettleOptions{Interval: settleInterval, Patience: 1, Ignore: ignore}
+}
+
 // observeStep settles the screen after the step's actions and builds the
 // observation: the text the dialect's model is sent (its Historian's phrasing
 // of the step), the images attached during the step and the new screenshot.
@@ -48,7 +55,7 @@ func (r *runState) observeStep(ctx context.Context, res script.Result, notes, hi
 	if err != nil {
 		return observation{}, err
 	}
-	attached, labels, err := r.encodeAttachments(res.Attachments)
+	attached, labels, sent, err := r.encodeAttachments(res.Attachments)
 	if err != nil {
 		return observation{}, err
 	}
@@ -66,12 +73,12 @@ func (r *runState) observeStep(ctx context.Context, res script.Result, notes, hi
 		shown = screenshotOnly
 	}
 	ev := v.observed(r.step, shown)
-	ev.Changed, ev.Duration = changed, r.a.now().Sub(start)
+	ev.Changed, ev.Duration, ev.Settle, ev.Attachments = changed, r.a.now().Sub(start), settle, sent
 	if res.Err != nil {
 		ev.Error = r.redact(res.Err.Error())
 	}
 	r.disp.emit(ev)
-	return observation{text: text, attached: attached, shot: llm.Part{ImageURL: v.dataURL}}, nil
+	return observation{text: text, attached: attached, shot: v.part()}, nil
 }
 
 // stepError is a step's error as the model reads it. A model that wrote the
@@ -142,17 +149,19 @@ func pauseNotes(said []string) []string {
 	return out
 }
 
-// encodeAttachments encodes the images tools attached during the step.
-func (r *runState) encodeAttachments(atts []script.Attachment) (parts []llm.Part, labels []string, err error) {
+// encodeAttachments encodes the images tools attached during the step: as
+// message parts, their labels, and as the trace records them.
+func (r *runState) encodeAttachments(atts []script.Attachment) (parts []llm.Part, labels []string, sent []Attachment, err error) {
 	for _, at := range atts {
 		data, err := r.attEnc.Encode(at.Image)
 		if err != nil {
-			return nil, nil, fmt.Errorf("encode %s: %w", at.Label, err)
+			return nil, nil, nil, fmt.Errorf("encode %s: %w", at.Label, err)
 		}
-		parts = append(parts, llm.Part{ImageURL: vision.DataURL(r.attEnc.Format, data)})
+		parts = append(parts, llm.Part{Image: data, ImageMIME: r.attEnc.Format.MIME()})
 		labels = append(labels, at.Label)
+		sent = append(sent, Attachment{Label: at.Label, Data: data, Format: r.attEnc.Format.Ext()})
 	}
-	return parts, labels, nil
+	return parts, labels, sent, nil
 }
 
 // afterStep takes the frame that shows the step's effect: when the step acted on
@@ -171,8 +180,7 @@ func (r *runState) afterStep(ctx context.Context, acted bool) (*image.RGBA, bool
 		r.frame = f
 		return f, !vision.Same(before, f, ignore), 0, nil
 	}
-	sr, err := vision.Settle(ctx, r.a.Screen, before, vision.SettleOptions{
-		Interval: settleInterval, Patience: 1, Ignore: ignore})
+	sr, err := vision.Settle(ctx, r.a.Screen, before, SettleOptions(ignore))
 	if err != nil {
 		return nil, false, 0, fmt.Errorf("settle: %w", err)
 	}

@@ -80,7 +80,7 @@ func pruneImages(msgs []llm.Message, keep int, drop bool) []llm.Message {
 		var parts []llm.Part
 		for j := len(m.Parts) - 1; j >= 0; j-- {
 			p := m.Parts[j]
-			if p.ImageURL != "" {
+			if p.IsImage() {
 				seen++
 				if seen > keep {
 					if drop {

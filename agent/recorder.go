@@ -1,10 +1,12 @@
 package agent
 
 import (
-	"slices"
-
+	"encoding/binary"
 	"fmt"
+	"hash/maphash"
+	"image"
 	"runtime"
+	"slices"
 
 	"deskpilot/agent/trace"
 )
@@ -16,6 +18,13 @@ type recorder struct {
 	w    *trace.Writer
 	r    *runState
 	dead bool
+	// The last full frame stored: its path and a keyed hash of its pixels. An
+	// unchanged screen is referenced, not encoded again (the full frame's
+	// encoding is the recorder's largest cost). The hash is seeded per run, so
+	// a screen's content cannot be crafted to collide with an earlier one.
+	seed      maphash.Seed
+	lastFrame string
+	lastHash  uint64
 }
 
 func (r *runState) openRecorder() error {
@@ -39,7 +48,7 @@ func (r *runState) openRecorder() error {
 	if err != nil {
 		return fmt.Errorf("trace: %w", err)
 	}
-	r.rec = &recorder{w: w, r: r}
+	r.rec = &recorder{w: w, r: r, seed: maphash.MakeSeed()}
 	return nil
 }
 
@@ -74,22 +83,7 @@ func (rc *recorder) record(e Event) {
 		x := e.Action
 		rc.write(trace.Event{Type: trace.TypeAction, Step: e.Step, Action: &x})
 	case Observed:
-		ev := trace.Event{Type: trace.TypeObservation, Step: e.Step, Text: e.Text, Error: e.Error, Changed: e.Changed}
-		if e.Screen != nil && !rc.dead {
-			if p, err := rc.w.Frame(e.Step, e.Screen); err == nil {
-				ev.Frame = p
-			} else {
-				rc.r.a.log().Warn("trace frame", "step", e.Step, "err", err)
-			}
-		}
-		if e.FrameData != nil && !rc.dead {
-			if p, err := rc.w.FrameData(e.Step, e.FrameData, e.FrameFormat); err == nil {
-				ev.ModelFrame = p
-			} else {
-				rc.r.a.log().Warn("trace model frame", "step", e.Step, "err", err)
-			}
-		}
-		rc.write(ev)
+		rc.write(rc.observation(e))
 	case Paused:
 		rc.write(trace.Event{Type: trace.TypePaused, Step: e.Step, Reason: e.Reason})
 	case Resumed:
@@ -102,6 +96,61 @@ func (rc *recorder) record(e Event) {
 			Error: e.Error, Steps: e.Steps, Usage: &trace.Usage{In: e.Usage.Input, Out: e.Usage.Output},
 			ElapsedMS: e.Elapsed.Milliseconds()})
 	}
+}
+
+// observation is the trace event of an observation, its images stored.
+func (rc *recorder) observation(e Observed) trace.Event {
+	ev := trace.Event{Type: trace.TypeObservation, Step: e.Step, Text: e.Text, Error: e.Error, Changed: e.Changed,
+		SettleMS: e.Settle.Milliseconds()}
+	if rc.dead {
+		return ev
+	}
+	if e.Screen != nil {
+		ev.Frame = rc.fullFrame(e.Step, e.Screen)
+	}
+	if e.FrameData != nil {
+		if p, err := rc.w.FrameData(e.Step, e.FrameData, e.FrameFormat); err == nil {
+			ev.ModelFrame = p
+		} else {
+			rc.r.a.log().Warn("trace model frame", "step", e.Step, "err", err)
+		}
+	}
+	for _, at := range e.Attachments {
+		if p, err := rc.w.FrameData(e.Step, at.Data, at.Format); err == nil {
+			ev.Attachments = append(ev.Attachments, p)
+		} else {
+			rc.r.a.log().Warn("trace attachment", "step", e.Step, "label", at.Label, "err", err)
+		}
+	}
+	return ev
+}
+
+// fullFrame stores the full-resolution frame, or returns the previous one's
+// path when the pixels are the same; "" when it could not be stored.
+func (rc *recorder) fullFrame(step int, img *image.RGBA) string {
+	var h maphash.Hash
+	h.SetSeed(rc.seed)
+	var dims [16]byte
+	binary.LittleEndian.PutUint32(dims[0:], uint32(img.Rect.Min.X))
+	binary.LittleEndian.PutUint32(dims[4:], uint32(img.Rect.Min.Y))
+	binary.LittleEndian.PutUint32(dims[8:], uint32(img.Rect.Dx()))
+	binary.LittleEndian.PutUint32(dims[12:], uint32(img.Rect.Dy()))
+	_, _ = h.Write(dims[:])
+	for y := img.Rect.Min.Y; y < img.Rect.Max.Y; y++ {
+		i := img.PixOffset(img.Rect.Min.X, y)
+		_, _ = h.Write(img.Pix[i : i+4*img.Rect.Dx()])
+	}
+	sum := h.Sum64()
+	if rc.lastFrame != "" && sum == rc.lastHash {
+		return rc.lastFrame
+	}
+	p, err := rc.w.Frame(step, img)
+	if err != nil {
+		rc.r.a.log().Warn("trace frame", "step", step, "err", err)
+		return ""
+	}
+	rc.lastFrame, rc.lastHash = p, sum
+	return p
 }
 
 func (rc *recorder) close() {

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"strings"
@@ -28,7 +27,7 @@ func InspectAsk(m Model, cfg Config) func(ctx context.Context, question, text st
 		parts := []llm.Part{{Text: text}}
 		for _, img := range images {
 			label := fmt.Sprintf("Image %s (%s, %dx%d pixels):", img.Name, img.MIME, img.Width, img.Height)
-			parts = append(parts, llm.Part{Text: label}, llm.Part{ImageURL: dataURL(img.MIME, img.Data)})
+			parts = append(parts, llm.Part{Text: label}, llm.Part{Image: img.Data, ImageMIME: img.MIME})
 		}
 		parts = append(parts, llm.Part{Text: "Question: " + question})
 		req := llm.Request{
@@ -52,9 +51,4 @@ func InspectAsk(m Model, cfg Config) func(ctx context.Context, question, text st
 		}
 		return answer, nil
 	}
-}
-
-// dataURL encodes data as a data: URL of the given MIME type.
-func dataURL(mime string, data []byte) string {
-	return "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(data)
 }

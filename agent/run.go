@@ -85,7 +85,7 @@ func (a *Agent) newRunWith(ctx context.Context, c Config, task string, h Hooks, 
 		started: a.now(),
 		replay:  rp,
 	}
-	r.conv = newConversation(r.hist.History(), cfg.KeepImages)
+	r.conv = newConversation(r.hist.History(), cfg.KeepImages, cfg.ImageChunk)
 	enc := vision.Encoder{Format: cfg.ImageFormat, Quality: cfg.ImageQuality}
 	r.obs = &vision.Observer{Mapper: r.mapper, Encoder: enc}
 	r.attEnc = enc
@@ -189,7 +189,7 @@ func (r *runState) loop(ctx context.Context) Finished {
 		ImageSize: r.mapper.Image, CoordMode: string(r.mapper.Mode), TraceDir: r.traceDir(), Time: r.started,
 	})
 	r.disp.emit(view.observed(0, "The screen when the task started."))
-	r.conv.start(sys, r.hist.FirstTurn(r.task), llm.Part{ImageURL: view.dataURL})
+	r.conv.start(sys, r.hist.FirstTurn(r.task), view.part())
 	r.input.settle() // from here on, input the agent did not send is a person's
 	for r.step = 1; r.step <= r.cfg.MaxSteps; r.step++ {
 		if err := r.session.gate.wait(ctx); err != nil {
@@ -386,11 +386,16 @@ func (r *runState) capture(ctx context.Context) (*image.RGBA, error) {
 
 // view is the model's picture of the screen.
 type view struct {
-	image   *image.RGBA // what the model sees (a copy the caller may keep)
-	data    []byte      // image encoded as sent to the model
-	format  string      // "png" or "jpeg"
-	full    *image.RGBA // the full frame with deskpilot's windows masked
-	dataURL string
+	image  *image.RGBA // what the model sees (a copy the caller may keep)
+	data   []byte      // image encoded as sent to the model
+	format string      // "png" or "jpeg"
+	full   *image.RGBA // the full frame with deskpilot's windows masked
+}
+
+// part is the view as a message part: the encoded bytes, held once (the data
+// URL is built only while a request is sent).
+func (v view) part() llm.Part {
+	return llm.Part{Image: v.data, ImageMIME: vision.Format(v.format).MIME()}
 }
 
 // observed is the Observed event showing this view.
@@ -416,7 +421,7 @@ func (r *runState) observe(full *image.RGBA) (view, error) {
 	}
 	// The Observer reuses its image; the UI gets its own copy.
 	return view{image: vision.Crop(o.Image, o.Image.Rect), data: o.Data, format: string(o.Format),
-		full: o.Full, dataURL: o.DataURL()}, nil
+		full: o.Full}, nil
 }
 
 // ownRects returns deskpilot's own windows on the target display, root coordinates.

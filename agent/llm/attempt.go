@@ -106,9 +106,9 @@ func messages(ms []Message) []openai.ChatCompletionMessageParamUnion {
 		}
 		parts := make([]openai.ChatCompletionContentPartUnionParam, 0, len(m.Parts))
 		for _, p := range m.Parts {
-			if p.ImageURL != "" {
+			if p.IsImage() {
 				parts = append(parts, openai.ImageContentPart(
-					openai.ChatCompletionContentPartImageImageURLParam{URL: p.ImageURL, Detail: "auto"}))
+					openai.ChatCompletionContentPartImageImageURLParam{URL: p.url(), Detail: "auto"}))
 			} else {
 				parts = append(parts, openai.TextContentPart(p.Text))
 			}
@@ -120,7 +120,7 @@ func messages(ms []Message) []openai.ChatCompletionMessageParamUnion {
 
 func onlyText(ps []Part) bool {
 	for _, p := range ps {
-		if p.ImageURL != "" {
+		if p.IsImage() {
 			return false
 		}
 	}
@@ -152,9 +152,11 @@ func validate(r Request) error {
 		}
 		for j, p := range m.Parts {
 			switch {
-			case p.Text != "" && p.ImageURL != "":
-				return fmt.Errorf("message %d part %d: set Text or ImageURL, not both", i, j)
-			case p.ImageURL != "" && m.Role != "user":
+			case p.Text != "" && p.IsImage(), p.ImageURL != "" && p.Image != nil:
+				return fmt.Errorf("message %d part %d: set one of Text, ImageURL and Image", i, j)
+			case p.Image != nil && !strings.HasPrefix(p.ImageMIME, "image/"):
+				return fmt.Errorf("message %d part %d: image of media type %q: want image/…", i, j, p.ImageMIME)
+			case p.IsImage() && m.Role != "user":
 				return fmt.Errorf("message %d part %d: images are only allowed in user messages, not %s", i, j, m.Role)
 			case p.ImageURL != "" && !validImageURL(p.ImageURL):
 				return fmt.Errorf("message %d part %d: image URL must be a data:image/ URL or http(s) URL", i, j)

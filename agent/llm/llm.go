@@ -40,11 +40,13 @@ package llm
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -69,12 +71,36 @@ const (
 	DefaultMaxReplyTime = 15 * time.Minute
 )
 
-// Part is one piece of a message: exactly one of Text or ImageURL is set. ImageURL is
+// Part is one piece of a message: exactly one of Text, ImageURL or Image is set. ImageURL is
 // a data URL ("data:image/png;base64,...") or an http(s) URL; images are sent as
 // image_url parts with detail "auto".
 type Part struct {
 	Text     string
 	ImageURL string
+	// Image is an encoded image (PNG, JPEG or WebP) of media type ImageMIME,
+	// sent as a data URL. A history holds screenshots this way, once, as
+	// bytes: the base64 data URL exists only while a request is built.
+	Image     []byte
+	ImageMIME string
+}
+
+// IsImage reports whether p holds an image, by URL or by bytes.
+func (p Part) IsImage() bool { return p.ImageURL != "" || p.Image != nil }
+
+// url is p's image as sent: ImageURL, or a data URL of Image.
+func (p Part) url() string {
+	if p.ImageURL != "" {
+		return p.ImageURL
+	}
+	var b strings.Builder
+	b.Grow(len("data:;base64,") + len(p.ImageMIME) + base64.StdEncoding.EncodedLen(len(p.Image)))
+	b.WriteString("data:")
+	b.WriteString(p.ImageMIME)
+	b.WriteString(";base64,")
+	enc := base64.NewEncoder(base64.StdEncoding, &b)
+	_, _ = enc.Write(p.Image)
+	_ = enc.Close()
+	return b.String()
 }
 
 // Message is one turn of the conversation. Role is "system", "user" or "assistant";

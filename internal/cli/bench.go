@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"deskpilot/actions"
+	"deskpilot/agent"
 	"deskpilot/internal/config"
 	"deskpilot/internal/desktop"
 	"deskpilot/internal/wiring"
@@ -136,8 +137,8 @@ func bench(ctx context.Context, cfg config.Config, d *desktop.Desktop, n int) (m
 		if err := in.Click(ctx, pt(i+7), actions.Left, 1); err != nil {
 			return err
 		}
-		// The agent's settle settings (agent/run.go: settleInterval, Patience 1).
-		_, err = vision.Settle(ctx, region, before, vision.SettleOptions{Interval: 15 * time.Millisecond, Patience: 1})
+		// The agent's own settle settings.
+		_, err = vision.Settle(ctx, region, before, agent.SettleOptions(nil))
 		return err
 	})
 	return out, err2

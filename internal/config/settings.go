@@ -36,6 +36,7 @@ type Settings struct {
 	MaxSide    int    `toml:"image_max_side" env:"DESKPILOT_IMAGE_MAX_SIDE" flag:"image-size" default:"1366" usage:"longest side of the screenshots the model sees, pixels"`
 	Format     string `toml:"image_format" env:"DESKPILOT_IMAGE_FORMAT" flag:"image-format" default:"png" usage:"encoding of the screenshots sent: png or jpeg"`
 	Quality    int    `toml:"image_quality" env:"DESKPILOT_IMAGE_QUALITY" flag:"image-quality" default:"85" usage:"JPEG quality, 1 to 100"`
+	ImageChunk int    `toml:"image_chunk" env:"DESKPILOT_IMAGE_CHUNK" usage:"older screenshots leave the request this many at a time, so requests share a cacheable prefix (1: one every step; default: keep_images)"`
 	KeepImages int    `toml:"keep_images" env:"DESKPILOT_KEEP_IMAGES" flag:"keep-images" usage:"screenshots kept in the request (default: the dialect's, 5 for UI-TARS and Qwen, else 3)"`
 
 	// The run.

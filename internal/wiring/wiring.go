@@ -186,7 +186,7 @@ func AgentConfig(cfg config.Config) (agent.Config, error) {
 	return agent.Config{
 		Model: cfg.Model, BaseURL: RedactURL(cfg.BaseURL), Dialect: dl,
 		CoordMode: cfg.Coords, MaxSide: cfg.MaxSide, ImageFormat: cfg.ImageFormat, ImageQuality: cfg.Quality,
-		MaxSteps: cfg.MaxSteps, KeepImages: cfg.KeepImages, PlanEvery: cfg.PlanEvery,
+		MaxSteps: cfg.MaxSteps, KeepImages: cfg.KeepImages, ImageChunk: cfg.ImageChunk, PlanEvery: cfg.PlanEvery,
 		MaxTokens: cfg.MaxTokens, Temperature: cfg.Temperature, TraceDir: cfg.TraceDir, Monitor: cfg.Display,
 		Policy: agent.Policy{Confirm: cfg.Confirm, AllowPrivate: cfg.AllowPrivate, AllowDomains: cfg.AllowDomains,
 			DenyDomains: cfg.DenyDomains, DenyApps: cfg.DenyApps},

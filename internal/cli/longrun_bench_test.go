@@ -1,0 +1,283 @@
+//go:build linux
+
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"deskpilot/agent/llm/llmtest"
+	"deskpilot/agent/trace"
+	"deskpilot/vision/xdisplay"
+)
+
+// longRunSteps is the length of the long-run benchmark.
+const longRunSteps = 120
+
+// BenchmarkLongRun runs the real binary for 120 steps against a model that
+// answers at once, on a busy 1920x1080 desktop whose screen does not change,
+// and reports what grows with a run's length: the step's overhead outside the
+// model, the agent's resident memory per step after step 20, the share of each
+// request repeated byte for byte as the next one's prefix, the input tokens a
+// provider bills uncached per step (estimated: text bytes/4, an image w*h/750),
+// and the trace's growth per step. "chunk=1" drops one old screenshot every step
+// (the loop before image_chunk); "chunk=default" leaves them in chunks.
+//
+//	go test -run '^$' -bench LongRun -benchtime 1x ./internal/cli/
+func BenchmarkLongRun(b *testing.B) {
+	d, err := xdisplay.Start(b.Context(), xdisplay.Options{Width: 1920, Height: 1080})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = d.Close() })
+	busyDesktop(b, d)
+	for _, chunk := range []string{"1", "default"} {
+		b.Run("chunk="+chunk, func(b *testing.B) {
+			for range b.N {
+				longRun(b, d, chunk)
+			}
+		})
+	}
+}
+
+// busyDesktop fills the display with terminals full of text.
+func busyDesktop(b *testing.B, d *xdisplay.Display) {
+	for _, g := range []string{"100x40+0+0", "100x40+700+0", "120x30+200+500"} {
+		cmd := d.Command(b.Context(), "xterm", "-geometry", g, "-e", "sh", "-c", "ls -la /usr/bin | head -300; cat /etc/services; sleep 100000")
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	}
+	time.Sleep(2 * time.Second) // the terminals draw their text
+}
+
+func longRun(b *testing.B, d *xdisplay.Display, chunk string) {
+	bin, err := binary()
+	if err != nil {
+		b.Fatalf("build: %v", err)
+	}
+	var replies []llmtest.Reply
+	for i := range longRunSteps - 1 {
+		replies = append(replies, reply(fmt.Sprintf("print(%d)", i)))
+	}
+	replies = append(replies, reply(`final_answer("done")`))
+	srv := llmtest.New(b, replies...)
+	dir := b.TempDir()
+	traces := filepath.Join(dir, "traces")
+	cmd := exec.CommandContext(b.Context(), bin, "run", "--base-url", srv.URL, "--model", "m", "--trace-dir", traces,
+		"--max-steps", strconv.Itoa(longRunSteps+1), "--json", "-q", "long run")
+	cmd.Env = append(os.Environ(), "DISPLAY="+d.Name, "XAUTHORITY="+d.XAuthority,
+		"XDG_CONFIG_HOME="+filepath.Join(dir, "config"), "XDG_DATA_HOME="+filepath.Join(dir, "data"),
+		"DESKPILOT_TIMEOUT=60", "GOCACHE="+goCache)
+	if chunk != "default" {
+		cmd.Env = append(cmd.Env, "DESKPILOT_IMAGE_CHUNK="+chunk)
+	}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	rss := sampleRSS(cmd.Process.Pid)
+	err = cmd.Wait()
+	samples := rss()
+	if err != nil {
+		b.Fatalf("run: %v\n%s", err, out.String())
+	}
+	dirs, _ := filepath.Glob(filepath.Join(traces, "*"))
+	if len(dirs) != 1 {
+		b.Fatalf("want one trace folder, got %v", dirs)
+	}
+	tr, err := trace.Read(dirs[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	overhead, starts := stepTimes(tr)
+	b.ReportMetric(median(overhead), "ms-overhead/step")
+	if len(starts) > 20 {
+		first, last := rssAt(samples, starts[20]), rssAt(samples, starts[len(starts)-1])
+		b.ReportMetric((last-first)/float64(len(starts)-21), "MB-rss-growth/step")
+	}
+	reqs := srv.Requests()
+	shares, uncached := prefixShares(reqs)
+	b.ReportMetric(median(shares), "prefix-share")
+	b.ReportMetric(median(uncached), "uncached-tokens/step")
+	size := dirSize(dirs[0])
+	b.ReportMetric(float64(size)/1024/float64(len(tr.Steps)), "KB-trace/step")
+}
+
+// sampleRSS samples a process's resident memory every 50 ms until the
+// returned function is called, which returns the samples.
+func sampleRSS(pid int) func() []rssSample {
+	var mu sync.Mutex
+	var samples []rssSample
+	done := make(chan struct{})
+	go func() {
+		for {
+			if mb, ok := residentMB(pid); ok {
+				mu.Lock()
+				samples = append(samples, rssSample{time.Now(), mb})
+				mu.Unlock()
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}()
+	return func() []rssSample {
+		close(done)
+		mu.Lock()
+		defer mu.Unlock()
+		return samples
+	}
+}
+
+type rssSample struct {
+	t  time.Time
+	mb float64
+}
+
+// residentMB reads VmRSS of a process.
+func residentMB(pid int) (float64, bool) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+			return kb / 1024, err == nil
+		}
+	}
+	return 0, false
+}
+
+// rssAt is the median of the samples within a second around t (the Go heap
+// breathes between collections).
+func rssAt(samples []rssSample, t time.Time) float64 {
+	var near []float64
+	for _, s := range samples {
+		if d := s.t.Sub(t); d > -time.Second && d < time.Second {
+			near = append(near, s.mb)
+		}
+	}
+	return median(near)
+}
+
+// stepTimes returns each step's time outside the model (step start to its
+// observation, less the model's reply time), ms, and the steps' start times.
+func stepTimes(tr *trace.Trace) (overhead []float64, starts []time.Time) {
+	for _, s := range tr.Steps {
+		if s.Number == 0 || s.Observation == nil {
+			continue
+		}
+		starts = append(starts, s.Begin)
+		ms := float64(s.Observation.T.Sub(s.Begin).Microseconds())/1000 - float64(s.ModelMS)
+		overhead = append(overhead, ms)
+	}
+	return overhead, starts
+}
+
+// prefixShares returns, for each request after the first, the share of the
+// previous request's body it repeats as its own prefix, and the input tokens
+// not in the prefix the two share (what a provider's prompt cache cannot serve).
+func prefixShares(reqs []llmtest.Request) (shares, uncached []float64) {
+	for i := 1; i < len(reqs); i++ {
+		prev, cur := reqs[i-1], reqs[i]
+		n := commonPrefix(prev.Body, cur.Body)
+		shares = append(shares, float64(n)/float64(len(prev.Body)))
+		total, cached := tokens(cur.Messages), sharedTokens(prev.Messages, cur.Messages)
+		uncached = append(uncached, total-cached)
+	}
+	return shares, uncached
+}
+
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}
+
+// partTokens estimates a part's input tokens as providers bill them: text at
+// about four bytes a token, an image by its area (w*h/750).
+func partTokens(p llmtest.Part) float64 {
+	if p.Type == "image_url" {
+		return float64(p.Size.X*p.Size.Y) / 750
+	}
+	return float64(len(p.Text)) / 4
+}
+
+func tokens(msgs []llmtest.Message) float64 {
+	var t float64
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			t += partTokens(p)
+		}
+	}
+	return t
+}
+
+// sharedTokens is the tokens of the parts cur repeats from prev, in order
+// from the start, up to the first difference.
+func sharedTokens(prev, cur []llmtest.Message) float64 {
+	var t float64
+	for i := range min(len(prev), len(cur)) {
+		a, b := prev[i], cur[i]
+		if a.Role != b.Role {
+			return t
+		}
+		for j := range min(len(a.Parts), len(b.Parts)) {
+			pa, pb := a.Parts[j], b.Parts[j]
+			if pa.Type != pb.Type || pa.Text != pb.Text || pa.ImageURL != pb.ImageURL {
+				if pa.Type == "text" && pb.Type == "text" {
+					t += float64(commonPrefix([]byte(pa.Text), []byte(pb.Text))) / 4
+				}
+				return t
+			}
+			t += partTokens(pa)
+		}
+		if len(a.Parts) != len(b.Parts) {
+			return t
+		}
+	}
+	return t
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// dirSize is the bytes of the files under dir.
+func dirSize(dir string) int64 {
+	var n int64
+	_ = filepath.Walk(dir, func(_ string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			n += info.Size()
+		}
+		return nil
+	})
+	return n
+}
