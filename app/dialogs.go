@@ -143,20 +143,6 @@ func (u *UI) hidePrompt(p *prompt) {
 	u.fitStrip()
 }
 
-// movePrompt shows the first prompt again after the window changed between the
-// strip and the full window.
-func (u *UI) movePrompt() {
-	if len(u.prompts) == 0 {
-		return
-	}
-	p := u.prompts[0]
-	if d := p.dlg; d != nil {
-		p.dlg = nil
-		d.Hide()
-	}
-	u.showPrompt()
-}
-
 // promptDialog shows p as a dialog on the full window.
 func (u *UI) promptDialog(p *prompt) dialog.Dialog {
 	var d *dialog.ConfirmDialog
