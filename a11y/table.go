@@ -22,6 +22,10 @@ type TableOptions struct {
 	// Map converts a rectangle from root-window pixels to the coordinates the model
 	// uses (the run's coordinate mode); nil leaves root pixels.
 	Map func(image.Rectangle) image.Rectangle
+	// Format, when set, writes an element's centre and size itself, given its
+	// rectangle in root-window pixels, for coordinate spaces whose values are
+	// not whole numbers (fractions of the screen); it takes the place of Map.
+	Format func(image.Rectangle) (center, size string)
 }
 
 // tableHeader is the first line of every table.
@@ -113,14 +117,20 @@ func isWindowRole(role string) bool {
 
 // tableLine renders one element.
 func tableLine(e Element, o TableOptions) string {
-	r := e.Bounds
-	if o.Map != nil {
-		r = o.Map(r)
+	var center, size string
+	if o.Format != nil {
+		center, size = o.Format(e.Bounds)
+	} else {
+		r := e.Bounds
+		if o.Map != nil {
+			r = o.Map(r)
+		}
+		c := image.Pt((r.Min.X+r.Max.X)/2, (r.Min.Y+r.Max.Y)/2)
+		center, size = fmt.Sprintf("%d, %d", c.X, c.Y), fmt.Sprintf("%d, %d", r.Dx(), r.Dy())
 	}
-	c := image.Pt((r.Min.X+r.Max.X)/2, (r.Min.Y+r.Max.Y)/2)
-	return fmt.Sprintf("%s\t%s\t%s\t%s\t(%d, %d)\t(%d, %d)\n",
+	return fmt.Sprintf("%s\t%s\t%s\t%s\t(%s)\t(%s)\n",
 		CleanText(e.Role, o.MaxCell), CleanText(e.Name, o.MaxCell), CleanText(e.Text, o.MaxCell),
-		strings.Join(notableStates(e), ","), c.X, c.Y, r.Dx(), r.Dy())
+		strings.Join(notableStates(e), ","), center, size)
 }
 
 // notableStates are the states worth the model's attention, plus "disabled" for an

@@ -1,6 +1,7 @@
 package a11y
 
 import (
+	"fmt"
 	"image"
 	"slices"
 	"strings"
@@ -38,6 +39,16 @@ func TestLinearize(t *testing.T) {
 		table, _ := Linearize(els[3:4], TableOptions{Map: half})
 		if !strings.Contains(table, "(70, 107)\t(40, 15)") {
 			t.Errorf("mapped table:\n%s", table)
+		}
+	})
+	t.Run("format", func(t *testing.T) {
+		unit := func(r image.Rectangle) (string, string) {
+			return fmt.Sprintf("%.3f, %.3f", float64(r.Min.X+r.Max.X)/800, float64(r.Min.Y+r.Max.Y)/600),
+				fmt.Sprintf("%.3f, %.3f", float64(r.Dx())/400, float64(r.Dy())/300)
+		}
+		table, _ := Linearize(els[3:4], TableOptions{Format: unit, Map: func(image.Rectangle) image.Rectangle { return image.Rectangle{} }})
+		if !strings.Contains(table, "(0.350, 0.717)\t(0.200, 0.100)") {
+			t.Errorf("formatted table:\n%s", table)
 		}
 	})
 }

@@ -53,6 +53,14 @@ type Agent struct {
 	Secrets map[string]string
 	// Redact are more values the trace never shows (the API key).
 	Redact []string
+	// Text reads the text on the screen (OCR) for find_text, click_text, the
+	// "ocr" observation and the marks of apps without accessibility; nil = not
+	// available (those builtins say so).
+	Text script.TextReader
+	// Elements reads the accessibility tree of the target display for
+	// find_elements, click_element, the "a11y" observation and the marks; nil =
+	// not available (those builtins say so and suggest find_text).
+	Elements script.ElementFinder
 	// Launch starts a program on the target desktop, detached, and returns its
 	// process id (launch, open_url); nil = programs cannot be started.
 	Launch func(name string, args ...string) (int, error)
@@ -133,12 +141,17 @@ func (s *Session) Result() Finished {
 
 // Start begins a run in its own goroutine.
 func (a *Agent) Start(ctx context.Context, task string, h Hooks) *Session {
+	return a.start(ctx, task, h, nil)
+}
+
+// start begins a run, a follow-up of priors when there are any.
+func (a *Agent) start(ctx context.Context, task string, h Hooks, priors []Prior) *Session {
 	ctx, cancel := context.WithCancel(ctx)
 	s := &Session{cancel: cancel, gate: newGate(), done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
 		defer cancel()
-		res := a.run(ctx, task, h, s)
+		res := a.run(ctx, task, h, s, priors)
 		s.mu.Lock()
 		s.result = res
 		s.mu.Unlock()
@@ -168,8 +181,8 @@ func (a *Agent) log() *slog.Logger {
 }
 
 // run is the whole of one run: set-up, steps, and the end.
-func (a *Agent) run(ctx context.Context, task string, h Hooks, s *Session) Finished {
-	r, err := a.newRun(ctx, task, h, s, nil)
+func (a *Agent) run(ctx context.Context, task string, h Hooks, s *Session, priors []Prior) Finished {
+	r, err := a.newRun(ctx, task, h, s, nil, priors...)
 	if err != nil {
 		fin := Finished{Outcome: Failed, Error: err.Error()}
 		if errors.Is(err, context.Canceled) {

@@ -50,6 +50,13 @@ type Config struct {
 	// CodeMemory caps the memory of the process the model's code runs in,
 	// bytes; 0 = script.DefaultMemory (512 MiB).
 	CodeMemory int64
+	// Marks turns set-of-marks on: each screenshot carries numbered boxes over
+	// the controls (accessible elements, else words read by OCR), listed in
+	// the observation; click_mark(n) clicks one.
+	Marks bool
+	// ObserveA11y adds a table of the visible accessible elements to each
+	// observation; ObserveOCR adds the screen's text lines with positions.
+	ObserveA11y, ObserveOCR bool
 	// InProcess runs the model's code in this process instead of a sandbox
 	// child process (tests of the loop alone; debugging). The default, a
 	// child, is what keeps hostile code from crashing or exhausting the agent.

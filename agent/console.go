@@ -67,7 +67,7 @@ func (a *Agent) newConsole(ctx context.Context, task string, rp *replayer) (*Con
 	}
 	r.disp.emit(RunStarted{Task: task, Model: "console", MaxSteps: 0, Screen: a.Display,
 		ImageSize: r.mapper.Image, CoordMode: string(r.mapper.Mode), TraceDir: r.traceDir(), Time: r.started})
-	if v, err := r.observe(first); err == nil {
+	if v, err := r.observe(ctx, first); err == nil {
 		r.disp.emit(v.observed(0, "The screen when the console opened."))
 	}
 	return c, nil

@@ -35,6 +35,7 @@ type trackedInput struct {
 	last    time.Time    // when the agent's last primitive ended
 	clicked time.Time    // when the last click ended
 	pending *click       // a click no keys have followed yet
+	acted   time.Time    // when the agent's last primitive ended (not a settle)
 }
 
 // click is a click keys may follow.
@@ -83,13 +84,13 @@ func (t *trackedInput) beforeKeys(ctx context.Context) error {
 // (a click or a drag, which may move the keyboard focus), or nil.
 func (t *trackedInput) pointerDone(c *click) {
 	t.settle()
-	if c == nil {
-		return
-	}
-	c.ended = time.Now()
 	t.mu.Lock()
-	t.clicked, t.pending = c.ended, c
-	t.mu.Unlock()
+	defer t.mu.Unlock()
+	t.acted = time.Now()
+	if c != nil {
+		c.ended = t.acted
+		t.clicked, t.pending = c.ended, c
+	}
 }
 
 // beforeClick notes the screen around p (root coordinates) before a click.
@@ -126,6 +127,7 @@ func (t *trackedInput) settle() {
 func (t *trackedInput) keysDone() {
 	t.mu.Lock()
 	t.last = time.Now()
+	t.acted = t.last
 	t.mu.Unlock()
 }
 
@@ -320,7 +322,7 @@ func (r *runState) tools() []script.Tool {
 	if r.replay != nil {
 		deps.Retarget = r.replay.retarget
 	}
-	ts := script.Desktop(deps)
+	ts := append(script.Desktop(deps), r.groundTools(deps)...)
 	ts = append(ts, r.controlTools()...)
 	if r.replay != nil {
 		ts = append(ts, script.Builtin("checkpoint", r.checkpointTool))

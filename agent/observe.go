@@ -51,7 +51,7 @@ func (r *runState) observeStep(ctx context.Context, res script.Result, notes, hi
 		return observation{}, err
 	}
 	r.marks = marksFor(res.Actions)
-	v, err := r.observe(frame)
+	v, err := r.observe(ctx, frame)
 	if err != nil {
 		return observation{}, err
 	}
@@ -67,7 +67,7 @@ func (r *runState) observeStep(ctx context.Context, res script.Result, notes, hi
 	full := r.stepText(res, slices.Concat(paused, notes, hints), changed, settle, labels)
 	// A secret's value can come back in what the code printed (a file, a
 	// page): neither the model nor anyone watching sees it.
-	text := r.redact(r.hist.Observation(dialect.Outcome{Task: r.task, Text: full, Output: res.Output, Problems: problems}))
+	text := r.redact(withLayers(r.hist.Observation(dialect.Outcome{Task: r.task, Text: full, Output: res.Output, Problems: problems}), v.notes))
 	shown := text
 	if shown == "" {
 		shown = screenshotOnly
@@ -131,7 +131,7 @@ func (r *runState) stepText(res script.Result, notes []string, changed bool, set
 	for _, l := range attached {
 		fmt.Fprintf(&b, "Attached image: %s.\n", l)
 	}
-	b.WriteString("This is the screen now:")
+	b.WriteString(screenNow)
 	return b.String()
 }
 

@@ -36,6 +36,9 @@ func (r *runState) openRecorder() error {
 		CoordMode: string(r.mapper.Mode), Screen: trace.RectOf(r.a.Display), Image: trace.SizeOf(r.mapper.Image),
 		MaxSteps: r.cfg.MaxSteps, AppVersion: r.a.Version, HostOS: runtime.GOOS + "/" + runtime.GOARCH,
 	}
+	if n := len(r.priors); n > 0 {
+		start.Continues = r.priors[n-1].Dir
+	}
 	secrets := slices.Clone(r.a.Redact)
 	for _, v := range r.a.Secrets {
 		secrets = append(secrets, v)

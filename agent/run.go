@@ -40,6 +40,7 @@ type runState struct {
 	rec       *recorder
 	input     *trackedInput
 	replay    *replayer // the recording a replay checks against; nil in other runs
+	priors    []Prior   // the earlier runs a follow-up continues, oldest first
 
 	frame      *image.RGBA   // the newest full-resolution frame
 	marks      []vision.Mark // last actions, drawn on the next screenshot
@@ -55,18 +56,20 @@ type runState struct {
 	readHome atomic.Bool     // inspect_file read a file under the home folder
 	sentMu   sync.Mutex      // guards sentTo
 	sentTo   map[string]bool // hosts data went to (or was approved for)
+
+	onScreen grounding // the marks of the newest screenshot (agent/ground.go)
 }
 
 // currentStep is the step now running; safe from any goroutine.
 func (r *runState) currentStep() int { return int(r.curStep.Load()) }
 
 // newRun sets a run up; rp is the recording of a replay, nil otherwise.
-func (a *Agent) newRun(ctx context.Context, task string, h Hooks, s *Session, rp *replayer) (*runState, error) {
-	return a.newRunWith(ctx, a.Config, task, h, s, rp)
+func (a *Agent) newRun(ctx context.Context, task string, h Hooks, s *Session, rp *replayer, priors ...Prior) (*runState, error) {
+	return a.newRunWith(ctx, a.Config, task, h, s, rp, priors...)
 }
 
 // newRunWith sets up a run with the given config instead of a.Config.
-func (a *Agent) newRunWith(ctx context.Context, c Config, task string, h Hooks, s *Session, rp *replayer) (*runState, error) {
+func (a *Agent) newRunWith(ctx context.Context, c Config, task string, h Hooks, s *Session, rp *replayer, priors ...Prior) (*runState, error) {
 	if strings.TrimSpace(task) == "" {
 		return nil, errors.New("the task is empty")
 	}
@@ -84,6 +87,7 @@ func (a *Agent) newRunWith(ctx context.Context, c Config, task string, h Hooks, 
 		mapper:  mapperFor(cfg, a.Display),
 		started: a.now(),
 		replay:  rp,
+		priors:  priors,
 	}
 	r.conv = newConversation(r.hist.History(), cfg.KeepImages, cfg.ImageChunk)
 	enc := vision.Encoder{Format: cfg.ImageFormat, Quality: cfg.ImageQuality}
@@ -176,7 +180,7 @@ func (r *runState) loop(ctx context.Context) Finished {
 	if err != nil {
 		return r.fail(ctx, fmt.Errorf("first screenshot: %w", err))
 	}
-	view, err := r.observe(first)
+	view, err := r.observe(ctx, first)
 	if err != nil {
 		return r.fail(ctx, err)
 	}
@@ -189,7 +193,11 @@ func (r *runState) loop(ctx context.Context) Finished {
 		ImageSize: r.mapper.Image, CoordMode: string(r.mapper.Mode), TraceDir: r.traceDir(), Time: r.started,
 	})
 	r.disp.emit(view.observed(0, "The screen when the task started."))
-	r.conv.start(sys, r.hist.FirstTurn(r.task), view.part())
+	if notes := r.redact(view.notes); len(r.priors) > 0 {
+		r.startPriors(sys, notes, view.part())
+	} else {
+		r.conv.start(sys, withLayers(r.hist.FirstTurn(r.task), notes), view.part())
+	}
 	r.input.settle() // from here on, input the agent did not send is a person's
 	for r.step = 1; r.step <= r.cfg.MaxSteps; r.step++ {
 		if err := r.session.gate.wait(ctx); err != nil {
@@ -390,6 +398,7 @@ type view struct {
 	data   []byte      // image encoded as sent to the model
 	format string      // "png" or "jpeg"
 	full   *image.RGBA // the full frame with deskpilot's windows masked
+	notes  string      // what the observation adds to the image: marks, layers (agent/ground.go)
 }
 
 // part is the view as a message part: the encoded bytes, held once (the data
@@ -403,9 +412,9 @@ func (v view) observed(step int, text string) Observed {
 	return Observed{Step: step, Text: text, Frame: v.image, FrameData: v.data, FrameFormat: v.format, Screen: v.full}
 }
 
-// observe turns a full frame into the model's view: own windows masked, cursor and
-// last actions drawn, downscaled, encoded.
-func (r *runState) observe(full *image.RGBA) (view, error) {
+// observe turns a full frame into the model's view: own windows masked, cursor,
+// last actions and set-of-marks drawn, downscaled, encoded.
+func (r *runState) observe(ctx context.Context, full *image.RGBA) (view, error) {
 	var cursor *image.Point
 	if r.a.Cursor != nil {
 		if c, err := r.a.Cursor(); err == nil && c.In(r.a.Display) {
@@ -415,13 +424,17 @@ func (r *runState) observe(full *image.RGBA) (view, error) {
 	// deskpilot's windows as listed before the capture and now: one that moved in
 	// between is masked at both places.
 	mask := slices.Concat(r.ownBefore, r.ownRects())
-	o, err := r.obs.Observe(full, vision.Overlay{Cursor: cursor, Marks: r.marks, Mask: mask})
+	boxes, notes, err := r.look(ctx, full, mask)
+	if err != nil {
+		return view{}, err
+	}
+	o, err := r.obs.Observe(full, vision.Overlay{Cursor: cursor, Marks: r.marks, Mask: mask, Boxes: boxes})
 	if err != nil {
 		return view{}, err
 	}
 	// The Observer reuses its image; the UI gets its own copy.
 	return view{image: vision.Crop(o.Image, o.Image.Rect), data: o.Data, format: string(o.Format),
-		full: o.Full}, nil
+		full: o.Full, notes: notes}, nil
 }
 
 // ownRects returns deskpilot's own windows on the target display, root coordinates.

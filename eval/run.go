@@ -293,7 +293,11 @@ func (h *harness) call(ctx context.Context, j Job) (Outcome, error) {
 }
 
 // display returns the display for a task and how to release it: a fresh private
-// display (one retry if it fails to start), or the shared one.
+// display (one retry if it fails to start), or the shared one. A private
+// display has its own session bus and AT-SPI bus, so the task's apps expose
+// their accessibility tree there (find_elements, marks) rather than on the
+// buses of the session running the harness; when those cannot start, the
+// retry is without them.
 func (h *harness) display(ctx context.Context, t *Task) (*xdisplay.Display, func(), error) {
 	if h.shared != nil {
 		return h.shared, func() {}, nil
@@ -307,10 +311,12 @@ func (h *harness) display(ctx context.Context, t *Task) (*xdisplay.Display, func
 	}
 	var d *xdisplay.Display
 	var err error
+	o := xdisplay.Options{Width: size.X, Height: size.Y, Accessibility: true}
 	for attempt := 0; attempt < 2; attempt++ {
-		if d, err = xdisplay.Start(ctx, xdisplay.Options{Width: size.X, Height: size.Y}); err == nil || ctx.Err() != nil {
+		if d, err = xdisplay.Start(ctx, o); err == nil || ctx.Err() != nil {
 			break
 		}
+		o.Accessibility = false
 		if sleep(ctx, displayRetry) != nil {
 			break
 		}

@@ -18,6 +18,9 @@ type Overlay struct {
 	// Mask are areas to paint out (deskpilot's own window), so neither the
 	// model, nor zoom, nor the trace shows them.
 	Mask []image.Rectangle
+	// Boxes are set-of-marks boxes (Box in root coordinates), drawn with
+	// DrawBoxMarks on the model's image under the cursor and marks.
+	Boxes []BoxMark
 }
 
 // Observation is one frame made ready for the model.
@@ -137,7 +140,8 @@ func (o *Observer) observe(frame *image.RGBA, ov Overlay) (Observation, error) {
 	for i, m := range ov.Marks {
 		marks[i] = Mark{Kind: m.Kind, At: toImage(m.At), To: toImage(m.To), Label: m.Label}
 	}
-	o.drawn = annotationBounds(o.img.Rect, cursor, marks)
+	boxes := drawBoxes(o.img, o.Mapper, ov.Boxes)
+	o.drawn = append(annotationBounds(o.img.Rect, cursor, marks), boxes...)
 	Annotate(o.img, cursor, marks)
 
 	data, err := o.Encoder.encode(o.img)

@@ -86,12 +86,12 @@ func connectA11y(ctx context.Context, o Options, rootProp func() string) (*busCo
 		}
 	}
 	fixed("Options.A11yAddress", o.A11yAddress)
-	if o.BusAddress == "" {
+	if o.BusAddress == "" && !o.IgnoreEnv {
 		fixed("$AT_SPI_BUS_ADDRESS", os.Getenv("AT_SPI_BUS_ADDRESS"))
 	}
 	fixed("the root window's AT_SPI_BUS property", rootProp())
 	session := o.BusAddress
-	if session == "" {
+	if session == "" && !o.IgnoreEnv {
 		session = os.Getenv("DBUS_SESSION_BUS_ADDRESS")
 	}
 	if session != "" {
@@ -100,6 +100,9 @@ func connectA11y(ctx context.Context, o Options, rootProp func() string) (*busCo
 		}})
 	}
 	if len(cands) == 0 {
+		if o.IgnoreEnv {
+			return nil, &a11y.UnavailableError{Reason: "no accessibility bus runs for this display (its root window has no AT_SPI_BUS property)"}
+		}
 		return nil, &a11y.UnavailableError{Reason: "no D-Bus session bus ($DBUS_SESSION_BUS_ADDRESS is unset) and no accessibility bus address"}
 	}
 	var errs []error

@@ -233,6 +233,30 @@ func TestDiscovery(t *testing.T) {
 			t.Errorf("a display without windows: %v, note %+v", err, note)
 		}
 	})
+	// A display driven from another session (--x-display): the environment names
+	// that session's buses, which IgnoreEnv passes over.
+	t.Run("ignore env", func(t *testing.T) {
+		t.Setenv("AT_SPI_BUS_ADDRESS", addr)
+		c, err := Connect(ctx, Options{IgnoreEnv: true})
+		if err != nil {
+			t.Fatalf("the root window's property: %v", err)
+		}
+		c.Close()
+		bare, err := xdisplay.Start(ctx, xdisplay.Options{NoWindowManager: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer bare.Close()
+		t.Setenv("XAUTHORITY", bare.XAuthority)
+		c, err = Connect(ctx, Options{XDisplay: bare.Name, IgnoreEnv: true})
+		if err == nil {
+			c.Close()
+			t.Fatal("connected through the environment's bus")
+		}
+		if !errors.Is(err, a11y.ErrUnavailable) || !strings.Contains(err.Error(), "AT_SPI_BUS property") {
+			t.Errorf("error %q", err)
+		}
+	})
 }
 
 // TestConcurrentElements: one client used from several goroutines at once.

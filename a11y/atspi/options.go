@@ -14,6 +14,12 @@ type Options struct {
 	A11yAddress string
 	// XDisplay is the X display whose applications are read; "" = $DISPLAY.
 	XDisplay string
+	// IgnoreEnv leaves $AT_SPI_BUS_ADDRESS and $DBUS_SESSION_BUS_ADDRESS out of
+	// the search for the bus: set it when XDisplay is not this session's display
+	// (one given with --x-display, a private display), whose environment names
+	// another display's buses. The root window's AT_SPI_BUS property, and the
+	// addresses given here, are still used.
+	IgnoreEnv bool
 	// Bounds is the driven monitor in root coordinates; elements outside it are left
 	// out. The empty rectangle means the whole root window.
 	Bounds image.Rectangle

@@ -80,6 +80,7 @@ func Builtins() []Tool {
 				Params: []Param{keys, {Name: "seconds", Type: "float", Doc: "how long to hold."}}},
 		},
 		screenBuiltins(corners),
+		groundBuiltins(),
 		[]Tool{
 			{Name: "ask_user", Group: "control", Kind: KindControl, Returns: "str",
 				Doc:    "Hands the wheel to the person: shows them the question and returns their reply. Use it for choices, missing information or confirmation only they can give.",

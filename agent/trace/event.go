@@ -62,6 +62,9 @@ type Event struct {
 	MaxSteps   int    `json:"max_steps,omitempty"`   // step limit
 	AppVersion string `json:"app_version,omitempty"` // deskpilot version
 	HostOS     string `json:"host_os,omitempty"`     // e.g. "linux/amd64"
+	// Continues is the trace folder of the run this one follows up (a
+	// follow-up turn: the earlier run's task and steps are its history).
+	Continues string `json:"continues,omitempty"`
 
 	// Shared fields: Text on model_output (the reply) and observation (the observation
 	// text); Error on observation and run_end; Usage on model_output (one call) and

@@ -29,31 +29,11 @@ var ErrUnsafeFrame = errors.New("the frame is not a file inside the trace folder
 // out of it. Files larger than MaxFrameBytes and anything but regular files
 // are refused.
 func ReadFrame(dir, rel string) ([]byte, error) {
-	local, ok := framePath(rel)
-	if !ok {
-		return nil, fmt.Errorf("trace: frame %q: %w", rel, ErrUnsafeFrame)
-	}
-	root, err := os.OpenRoot(dir)
+	f, st, err := openFrame(dir, rel)
 	if err != nil {
-		return nil, fmt.Errorf("trace: frame %q: %w", rel, err)
-	}
-	defer root.Close()
-	f, err := root.Open(local)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("trace: frame %q: %w", rel, err)
-		}
-		// os.Root reports a path that escapes it as a plain error.
-		return nil, fmt.Errorf("trace: frame %q: %w (%v)", rel, ErrUnsafeFrame, err)
+		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("trace: frame %q: %w", rel, err)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("trace: frame %q: %w (not a regular file)", rel, ErrUnsafeFrame)
-	}
 	if st.Size() > MaxFrameBytes {
 		return nil, fmt.Errorf("trace: frame %q: %d bytes, more than the %d a frame may have", rel, st.Size(), MaxFrameBytes)
 	}
@@ -65,6 +45,52 @@ func ReadFrame(dir, rel string) ([]byte, error) {
 		return nil, fmt.Errorf("trace: frame %q: more than the %d bytes a frame may have", rel, MaxFrameBytes)
 	}
 	return data, nil
+}
+
+// FrameSize returns the dimensions of the frame rel of the trace folder dir,
+// from its header, with ReadFrame's rules on where the file may be.
+func FrameSize(dir, rel string) (w, h int, err error) {
+	f, _, err := openFrame(dir, rel)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
+	cfg, _, err := image.DecodeConfig(io.LimitReader(f, MaxFrameBytes))
+	if err != nil {
+		return 0, 0, fmt.Errorf("trace: frame %q: %w", rel, err)
+	}
+	return cfg.Width, cfg.Height, nil
+}
+
+// openFrame opens the regular file rel inside the trace folder dir.
+func openFrame(dir, rel string) (*os.File, os.FileInfo, error) {
+	local, ok := framePath(rel)
+	if !ok {
+		return nil, nil, fmt.Errorf("trace: frame %q: %w", rel, ErrUnsafeFrame)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("trace: frame %q: %w", rel, err)
+	}
+	defer root.Close()
+	f, err := root.Open(local)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil, fmt.Errorf("trace: frame %q: %w", rel, err)
+		}
+		// os.Root reports a path that escapes it as a plain error.
+		return nil, nil, fmt.Errorf("trace: frame %q: %w (%v)", rel, ErrUnsafeFrame, err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("trace: frame %q: %w", rel, err)
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, fmt.Errorf("trace: frame %q: %w (not a regular file)", rel, ErrUnsafeFrame)
+	}
+	return f, st, nil
 }
 
 // DecodeFrame reads the frame rel of the trace folder dir (see ReadFrame)

@@ -118,3 +118,34 @@ func TestDecodeFrameRefusesHugePictures(t *testing.T) {
 		t.Error("a 100000x100000 picture was decoded")
 	}
 }
+
+// A report with inline frames reads frames through the trace folder only: a
+// frame that is a link to a file outside is shown as missing, never inlined.
+func TestReportInlineDoesNotFollowSymlinksOut(t *testing.T) {
+	w, _ := writeSample(t, t.TempDir())
+	outside := filepath.Join(t.TempDir(), "id_ed25519")
+	if err := os.WriteFile(outside, []byte("-----BEGIN OPENSSH PRIVATE KEY-----"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	frame := filepath.Join(w.Dir(), "frames", "0001.png")
+	if err := os.Remove(frame); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, frame); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := Read(w.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := Report(tr, &out, InlineFrames()); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(out.Bytes(), []byte("LS0tLS1CRUdJTi")) || bytes.Contains(out.Bytes(), []byte("OPENSSH")) {
+		t.Error("the report holds the file the symlink points to")
+	}
+	if !bytes.Contains(out.Bytes(), []byte("data:image/")) {
+		t.Error("the report inlined no frame at all")
+	}
+}

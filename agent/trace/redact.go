@@ -112,6 +112,7 @@ func wordByte(s string, i int) bool {
 func (d *redactor) event(e Event) Event {
 	s := d.str
 	e.Task, e.Model, e.BaseURL, e.CoordMode = s(e.Task), s(e.Model), s(e.BaseURL), s(e.CoordMode)
+	e.Continues = s(e.Continues)
 	e.AppVersion, e.HostOS = s(e.AppVersion), s(e.HostOS)
 	e.Text, e.Error, e.Code = s(e.Text), s(e.Error), s(e.Code)
 	e.Frame, e.ModelFrame, e.Reason = s(e.Frame), s(e.ModelFrame), s(e.Reason)

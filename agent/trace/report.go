@@ -2,11 +2,11 @@ package trace
 
 import (
 	"deskpilot/actions"
+	"errors"
 
 	_ "embed"
 	"fmt"
 	"html/template"
-	"image"
 	_ "image/jpeg" // frame sizes of JPEG frames (a model sent JPEG)
 	_ "image/png"  // frame sizes of PNG frames
 	"io"
@@ -292,21 +292,17 @@ func (b *reportBuilder) frame(rel string, acts []actions.Record) *frameView {
 		return nil
 	}
 	f := &frameView{Src: rel, Href: rel}
-	var full string
 	if b.t.Dir != "" {
-		full = filepath.Join(b.t.Dir, local)
-		if fh, err := os.Open(full); err == nil {
-			if cfg, _, err := image.DecodeConfig(fh); err == nil {
-				f.W, f.H = cfg.Width, cfg.Height
-			}
-			fh.Close()
-		} else {
+		// Through the trace folder only: a link in it never reads a file outside.
+		if w, h, err := FrameSize(b.t.Dir, rel); err == nil {
+			f.W, f.H = w, h
+		} else if errors.Is(err, os.ErrNotExist) || errors.Is(err, ErrUnsafeFrame) {
 			f.Missing = true
 		}
-	}
-	if b.cfg.inline && full != "" && !f.Missing {
-		if data, err := os.ReadFile(full); err == nil {
-			f.Src, f.Href = template.URL(dataURL(full, data)), ""
+		if b.cfg.inline && !f.Missing {
+			if data, err := ReadFrame(b.t.Dir, rel); err == nil {
+				f.Src, f.Href = template.URL(dataURL(local, data)), ""
+			}
 		}
 	}
 	scr := b.t.Start.Screen

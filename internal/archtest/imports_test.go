@@ -41,6 +41,8 @@ func rules() []rule {
 			"the element model is plain Go: the agent may use it without D-Bus or X"},
 		{`^deskpilot/(agent|app)(/|$)`, []string{`^deskpilot/a11y/atspi$`},
 			"the AT-SPI engine is wired in, not imported by the agent or the UI"},
+		{`^deskpilot/(agent|app)(/|$)`, []string{`^deskpilot/vision/ocr$`, `^github\.com/otiai10/gosseract`},
+			"the OCR engine (cgo) is wired in, not imported by the agent or the UI"},
 	}
 }
 

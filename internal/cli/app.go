@@ -13,6 +13,7 @@ import (
 	"deskpilot/app"
 	"deskpilot/internal/config"
 	"deskpilot/internal/wiring"
+	"deskpilot/vision/ocr"
 )
 
 // runApp opens the desktop app.
@@ -21,6 +22,12 @@ func runApp(ctx context.Context, s *settings) error {
 		return &exitError{exitFailed, err}
 	}
 	r := &appRunner{ctx: ctx, s: s}
+	// One OCR reader for the app's runs: its engines start once, and its cache
+	// serves every run.
+	if reader, err := wiring.NewOCR(); err == nil {
+		r.ocr = reader
+		defer reader.Close()
+	}
 	ui := app.New(app.NewFyneApp(), app.Deps{
 		Runner:         r,
 		Console:        &appConsole{r: r},
@@ -37,10 +44,11 @@ func runApp(ctx context.Context, s *settings) error {
 type appRunner struct {
 	ctx context.Context
 	s   *settings
+	ocr *ocr.Reader // nil: each run tries to make its own
 }
 
 func (r *appRunner) Start(task string, cfg config.Config, keys app.Keys, h agent.Hooks) (app.Run, error) {
-	ready, err := r.s.open(r.ctx, cfg, wiring.Options{APIKey: keys.APIKey, Secrets: keys.Secrets, HasWindow: true})
+	ready, err := r.s.open(r.ctx, cfg, wiring.Options{APIKey: keys.APIKey, Secrets: keys.Secrets, HasWindow: true, OCR: r.ocr})
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +75,7 @@ func (c *appConsole) Exec(ctx context.Context, code string, h agent.Hooks) error
 		if err != nil {
 			return err
 		}
-		ready, err := c.r.s.open(c.r.ctx, cfg, wiring.Options{HasWindow: true})
+		ready, err := c.r.s.open(c.r.ctx, cfg, wiring.Options{HasWindow: true, OCR: c.r.ocr})
 		if err != nil {
 			return err
 		}

@@ -21,18 +21,27 @@ import (
 
 func newRunCmd(s *settings) *cobra.Command {
 	var asJSON, yes, quiet bool
+	var follow string
 	cmd := &cobra.Command{
 		Use:   "run TASK",
 		Short: "Run a task headless: progress on stderr, the final answer on stdout",
 		Long: `Run a task on the desktop without the app. Progress goes to stderr, the final answer
 to stdout (or a JSON object with --json). Exit codes: 0 answered, 1 failed, 2 usage,
-3 step limit, 130 interrupted.`,
+3 step limit, 130 interrupted. With --continue TRACE the task is a follow-up of the run
+recorded in that trace folder: the model gets that run's task, replies and observations
+(and those of the runs it followed up) before the new task.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			task := strings.Join(args, " ")
 			cfg, err := s.load()
 			if err != nil {
 				return err
+			}
+			var priors []agent.Prior
+			if follow != "" {
+				if priors, err = agent.ReadPriors(follow); err != nil {
+					return &exitError{exitUsage, err}
+				}
 			}
 			if !cfg.HasModel() {
 				return &exitError{exitUsage, errors.New(config.ErrNoModel)}
@@ -54,7 +63,7 @@ to stdout (or a JSON object with --json). Exit codes: 0 answered, 1 failed, 2 us
 			hooks := at.hooks(cmd.Context(), p.event)
 			// Without a terminal nobody could resume a paused run: no takeover then.
 			a.NoTakeover = !at.present()
-			run := a.Start(cmd.Context(), task, hooks)
+			run := a.Continue(cmd.Context(), priors, task, hooks)
 			session.Store(run)
 			<-run.Done()
 			return report(cmd.OutOrStdout(), z, run.Result(), asJSON)
@@ -63,6 +72,7 @@ to stdout (or a JSON object with --json). Exit codes: 0 answered, 1 failed, 2 us
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON result on stdout")
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "approve every action the safety policy asks about")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress on stderr")
+	cmd.Flags().StringVar(&follow, "continue", "", "trace folder of an earlier run this task follows up")
 	return cmd
 }
 

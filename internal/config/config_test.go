@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,7 +24,7 @@ func TestPrecedence(t *testing.T) {
 	}
 	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
 	flags := AddFlags(fs)
-	if err := fs.Parse([]string{"--max-steps", "9", "--coords", "norm1000"}); err != nil {
+	if err := fs.Parse([]string{"--max-steps", "9", "--coords", "norm1000", "--marks", "--observe", "a11y,ocr"}); err != nil {
 		t.Fatal(err)
 	}
 	c, err := Load(Sources{Path: path, Lookup: env(map[string]string{"DESKPILOT_MODEL": "from-env", "DESKPILOT_KEEP_IMAGES": ""}), Flags: flags})
@@ -46,6 +47,9 @@ func TestPrecedence(t *testing.T) {
 	case c.APIKeyEnv != NoKey || c.APIKey(env(map[string]string{"OPENAI_API_KEY": "sk-real"})) != "":
 		t.Errorf("key env %q: a local preset sends no key, not even OPENAI_API_KEY's", c.APIKeyEnv)
 	}
+	if !c.Marks || !slices.Equal(c.Observe, []string{"screenshot", "a11y", "ocr"}) {
+		t.Errorf("marks %v, observe %q: from the flags", c.Marks, c.Observe)
+	}
 	if c.File != path {
 		t.Errorf("file %q", c.File)
 	}
@@ -66,6 +70,7 @@ func TestResolveChecks(t *testing.T) {
 		{"negative steps", Settings{MaxSteps: -3}, "max_steps is -3; it must be 1 to 10000"},
 		{"quality too high", Settings{Quality: 101}, "image_quality is 101"},
 		{"huge side", Settings{MaxSide: 100000}, "image_max_side"},
+		{"bad layer", Settings{Observe: []string{"a11y", "braille"}}, `observe: "braille" is not a layer; layers: screenshot`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -85,6 +90,12 @@ func TestResolveChecks(t *testing.T) {
 				t.Errorf("err = %v, want %q", err, tt.want)
 			}
 		})
+	}
+	if c := Defaults(); !slices.Equal(c.Observe, []string{"screenshot"}) || c.Marks {
+		t.Errorf("observe %q, marks %v: by default the screenshot alone", c.Observe, c.Marks)
+	}
+	if c, err := Resolve(Settings{Observe: []string{" OCR", "a11y", "ocr"}}); err != nil || !slices.Equal(c.Observe, []string{"screenshot", "ocr", "a11y"}) {
+		t.Errorf("observe %q, %v: the screenshot first, each layer once", c.Observe, err)
 	}
 	c, err := Resolve(Settings{TraceDir: "~/runs"})
 	if err != nil || c.TraceDir != filepath.Join(home, "runs") {

@@ -161,6 +161,9 @@ func check(s *Settings, c *Config) error {
 			return fmt.Errorf("%s is %d; it must be %d to %d", r.name, r.v, r.lo, r.hi)
 		}
 	}
+	if s.Observe, err = observeLayers(s.Observe); err != nil {
+		return err
+	}
 	if s.Sandbox != "process" && s.Sandbox != "none" {
 		return fmt.Errorf("sandbox is %q; it must be process or none", s.Sandbox)
 	}
@@ -174,6 +177,31 @@ func check(s *Settings, c *Config) error {
 		return fmt.Errorf("trace_dir: %w", err)
 	}
 	return nil
+}
+
+// Observation layers (setting observe).
+const (
+	ObserveScreenshot = "screenshot" // the screenshot; always sent
+	ObserveA11y       = "a11y"       // a table of the visible accessible elements
+	ObserveOCR        = "ocr"        // the screen's text lines with positions
+)
+
+// observeLayers checks the observe setting: lower-cased, each layer once, the
+// screenshot first.
+func observeLayers(in []string) ([]string, error) {
+	out := []string{ObserveScreenshot}
+	for _, v := range in {
+		v = strings.ToLower(strings.TrimSpace(v))
+		switch v {
+		case ObserveScreenshot, ObserveA11y, ObserveOCR:
+			if !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		default:
+			return nil, fmt.Errorf("observe: %q is not a layer; layers: screenshot (always sent), a11y, ocr", v)
+		}
+	}
+	return out, nil
 }
 
 // resolveDialect chooses the dialect and its options once for the run: an

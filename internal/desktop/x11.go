@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"image"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"deskpilot/actions/robot"
@@ -99,9 +101,17 @@ func (x *x11) ownInput() time.Time {
 	return x.own.lastOwnInput()
 }
 
+// env is the environment of programs started on the display. On a display
+// other than this session's ($DISPLAY), $AT_SPI_BUS_ADDRESS names this
+// session's accessibility bus: it is left out, so that toolkits find the
+// display's own bus (its root window's AT_SPI_BUS property), where
+// find_elements reads them.
 func (x *x11) env() []string {
-	env := append(os.Environ(), "DISPLAY="+x.name)
-	return env
+	env := os.Environ()
+	if x.name != os.Getenv("DISPLAY") {
+		env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "AT_SPI_BUS_ADDRESS=") })
+	}
+	return append(env, "DISPLAY="+x.name)
 }
 
 func (x *x11) close() error {

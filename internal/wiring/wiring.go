@@ -7,12 +7,14 @@ package wiring
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,6 +26,7 @@ import (
 	"deskpilot/agent/script"
 	"deskpilot/internal/config"
 	"deskpilot/internal/desktop"
+	"deskpilot/vision/ocr"
 )
 
 // Options are what a run needs beyond its config.
@@ -47,6 +50,9 @@ type Options struct {
 	Version string
 	// Lookup reads the environment; nil = os.LookupEnv.
 	Lookup func(string) (string, bool)
+	// OCR is the process's OCR reader (NewOCR), shared by its runs so its
+	// cache serves them all; nil = Open makes one for the Ready, closed with it.
+	OCR *ocr.Reader
 }
 
 func (o Options) lookup(name string) string {
@@ -95,14 +101,18 @@ func mergeSecrets(ms ...map[string]string) map[string]string {
 type Ready struct {
 	Agent   *agent.Agent
 	Desktop *desktop.Desktop
+
+	ground *groundEngines
 }
 
-// Close releases the desktop (held keys and buttons, connections). Safe twice.
+// Close releases the desktop (held keys and buttons, connections) and the
+// grounding engines (the accessibility client; the OCR reader unless
+// Options.OCR gave it). Safe twice.
 func (r *Ready) Close() error {
 	if r == nil {
 		return nil
 	}
-	return r.Desktop.Close()
+	return errors.Join(r.ground.close(), r.Desktop.Close())
 }
 
 // Open wires an agent for cfg on the desktop cfg names. The caller closes the
@@ -118,7 +128,9 @@ func Open(ctx context.Context, cfg config.Config, o Options) (*Ready, error) {
 		d.Close()
 		return nil, err
 	}
-	return &Ready{Agent: a, Desktop: d}, nil
+	g := openGround(cfg, d.Target().Bounds, o)
+	a.Text, a.Elements = g.text, g.elements
+	return &Ready{Agent: a, Desktop: d, ground: g}, nil
 }
 
 // OpenDesktop opens the desktop cfg names (backend, X display, monitor).
@@ -127,7 +139,8 @@ func OpenDesktop(cfg config.Config, hasWindow bool) (*desktop.Desktop, error) {
 		Monitor: cfg.Display, HasWindow: hasWindow})
 }
 
-// NewAgent wires an agent for cfg on an open desktop.
+// NewAgent wires an agent for cfg on an open desktop, without the grounding
+// engines (OCR, accessibility), which Open adds and its Ready closes.
 func NewAgent(ctx context.Context, cfg config.Config, d *desktop.Desktop, o Options) (*agent.Agent, error) {
 	key := o.APIKey
 	if key == "" {
@@ -188,6 +201,8 @@ func AgentConfig(cfg config.Config) (agent.Config, error) {
 		CoordMode: cfg.Coords, MaxSide: cfg.MaxSide, ImageFormat: cfg.ImageFormat, ImageQuality: cfg.Quality,
 		MaxSteps: cfg.MaxSteps, KeepImages: cfg.KeepImages, ImageChunk: cfg.ImageChunk, PlanEvery: cfg.PlanEvery,
 		MaxTokens: cfg.MaxTokens, Temperature: cfg.Temperature, TraceDir: cfg.TraceDir, Monitor: cfg.Display,
+		Marks: cfg.Marks, ObserveA11y: slices.Contains(cfg.Observe, config.ObserveA11y),
+		ObserveOCR: slices.Contains(cfg.Observe, config.ObserveOCR),
 		Policy: agent.Policy{Confirm: cfg.Confirm, AllowPrivate: cfg.AllowPrivate, AllowDomains: cfg.AllowDomains,
 			DenyDomains: cfg.DenyDomains, DenyApps: cfg.DenyApps},
 		CodeMemory: int64(cfg.CodeMemoryMB) << 20, InProcess: cfg.Sandbox == "none",

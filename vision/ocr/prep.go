@@ -44,12 +44,13 @@ const (
 	minRuleV = 40
 )
 
-// removeRules whitens horizontal and vertical ink runs of rule length. UI
+// removeRules whitens horizontal and vertical ink runs of rule length, then
+// what is left of the outlines they belonged to (see removeRemnants). UI
 // text sits inside boxes: a button outline enclosing its label makes
 // Tesseract's single-block segmentation take the outline for one big blob
 // and skip what is inside it (an Xaw button's "Charlie" is lost), and
 // borders next to text are read as "|" or "l". Without the rules the labels
-// stand alone; the curved ends of an oval become "(" and ")".
+// stand alone.
 func removeRules(g *image.Gray) {
 	w, h := g.Rect.Dx(), g.Rect.Dy()
 	erase := make([]bool, w*h)
@@ -95,6 +96,80 @@ func removeRules(g *image.Gray) {
 			g.Pix[(i/w)*g.Stride+i%w] = 255
 		}
 	}
+	removeRemnants(g, erase)
+}
+
+// removeRemnants whitens the pieces of outlines that removeRules leaves: the
+// curved ends of an oval button (Xaw's, read as "(Charlie)" and worse, "B"
+// becoming "@" beside them) and the short sides of a box too low for a
+// vertical rule. Such a piece is a connected run of ink that joins two rules:
+// it touches erased rule pixels both in its top two rows and in its bottom
+// two, and is no wider than it is tall. Glyphs do not join two rules (a
+// descender may touch an underline, but only at its bottom).
+func removeRemnants(g *image.Gray, erased []bool) {
+	w, h := g.Rect.Dx(), g.Rect.Dy()
+	ink := func(i int) bool { return g.Pix[(i/w)*g.Stride+i%w] < inkLevel }
+	seen := make([]bool, w*h)
+	var comp, stack []int
+	for start := range seen {
+		if seen[start] || !ink(start) {
+			continue
+		}
+		comp, stack = comp[:0], append(stack[:0], start)
+		seen[start] = true
+		box := image.Rect(start%w, start/w, start%w+1, start/w+1)
+		for len(stack) > 0 {
+			i := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			comp = append(comp, i)
+			x, y := i%w, i/w
+			box = box.Union(image.Rect(x, y, x+1, y+1))
+			for dy := -1; dy <= 1; dy++ {
+				for dx := -1; dx <= 1; dx++ {
+					nx, ny := x+dx, y+dy
+					if nx < 0 || ny < 0 || nx >= w || ny >= h {
+						continue
+					}
+					if j := ny*w + nx; !seen[j] && ink(j) {
+						seen[j] = true
+						stack = append(stack, j)
+					}
+				}
+			}
+		}
+		if box.Dx() <= box.Dy() && box.Dy() >= 6 && joinsRules(comp, box, erased, w, h) {
+			for _, i := range comp {
+				g.Pix[(i/w)*g.Stride+i%w] = 255
+			}
+		}
+	}
+}
+
+// joinsRules reports whether the component comp (pixel indexes, bounding box
+// box) touches erased pixels from its top two rows and from its bottom two.
+func joinsRules(comp []int, box image.Rectangle, erased []bool, w, h int) bool {
+	touches := func(x, y int) bool {
+		for ny := max(y-1, 0); ny <= min(y+1, h-1); ny++ {
+			for nx := max(x-1, 0); nx <= min(x+1, w-1); nx++ {
+				if erased[ny*w+nx] {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	top, bottom := false, false
+	for _, i := range comp {
+		x, y := i%w, i/w
+		nearTop, nearBottom := y < box.Min.Y+2, y >= box.Max.Y-2
+		if (nearTop && !top || nearBottom && !bottom) && touches(x, y) {
+			top, bottom = top || nearTop, bottom || nearBottom
+		}
+		if top && bottom {
+			return true
+		}
+	}
+	return false
 }
 
 // luminance returns the Rec. 601 luma of each pixel of r, row after row.

@@ -82,3 +82,37 @@ func TestUpscale(t *testing.T) {
 		t.Errorf("sub-rectangle starts with %d", g.GrayAt(0, 0).Y)
 	}
 }
+
+// What is left of an outline once its rules are gone — the short sides of a
+// box, the curved ends of an oval button — is erased too; a glyph touching a
+// rule at one end only (a descender on an underline) stays.
+func TestPrepareRemovesOutlineRemnants(t *testing.T) {
+	img := image.NewRGBA(image.Rect(0, 0, 200, 100))
+	fill(img, img.Rect, white)
+	// A button 100x22: long top and bottom rules, sides too short to be rules.
+	fill(img, image.Rect(20, 10, 120, 11), black)
+	fill(img, image.Rect(20, 31, 120, 32), black)
+	fill(img, image.Rect(19, 11, 20, 31), black) // left side
+	fill(img, image.Rect(120, 11, 122, 31), black)
+	// An oval's end: an arc of three steps from the top rule to the bottom one.
+	fill(img, image.Rect(140, 50, 190, 51), black)
+	fill(img, image.Rect(140, 72, 190, 73), black)
+	fill(img, image.Rect(138, 51, 140, 54), black)
+	fill(img, image.Rect(136, 54, 138, 69), black)
+	fill(img, image.Rect(138, 69, 140, 72), black)
+	fill(img, image.Rect(60, 15, 63, 27), black) // a glyph inside the button
+	// An underlined word: a descender reaching down to the underline.
+	fill(img, image.Rect(20, 90, 100, 91), black)
+	fill(img, image.Rect(40, 78, 43, 90), black)
+	g := prepare(img, img.Rect)
+	for name, p := range map[string]image.Point{"left side": {19, 20}, "right side": {121, 20}, "arc": {137, 60}} {
+		if v := g.GrayAt(p.X, p.Y).Y; v != 255 {
+			t.Errorf("%s kept (%d)", name, v)
+		}
+	}
+	for name, p := range map[string]image.Point{"glyph": {61, 20}, "descender": {41, 85}} {
+		if v := g.GrayAt(p.X, p.Y).Y; v > 40 {
+			t.Errorf("%s erased (%d)", name, v)
+		}
+	}
+}

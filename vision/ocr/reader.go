@@ -186,6 +186,7 @@ func (r *Reader) readBand(ctx context.Context, frame *image.RGBA, bd band) ([]Li
 	}
 	ink := prepare(frame, bd.window)
 	segs := segments(ink, minGutter)
+	segs = toCore(ink, segs, bd.core.Sub(bd.window.Min))
 	calls := make([]*call, len(segs))
 	// Submit the biggest segments first so the workers finish together.
 	order := make([]int, len(segs))

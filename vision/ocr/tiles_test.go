@@ -147,3 +147,32 @@ func TestOwn(t *testing.T) {
 		})
 	}
 }
+
+// A band reads the lines of its core and those crossing the core's edges,
+// not those lying wholly in the overlap rows, which its neighbours own.
+func TestToCore(t *testing.T) {
+	g := image.NewGray(image.Rect(0, 0, 300, 208)) // a window: 24 overlap rows, a 160-row core, 24 more
+	for i := range g.Pix {
+		g.Pix[i] = 255
+	}
+	ink := func(r image.Rectangle) {
+		for y := r.Min.Y; y < r.Max.Y; y++ {
+			for x := r.Min.X; x < r.Max.X; x++ {
+				g.Pix[y*g.Stride+x] = 0
+			}
+		}
+	}
+	core := image.Rect(0, 24, 300, 184)
+	ink(image.Rect(10, 4, 90, 16))    // column 1: a line wholly above the core
+	ink(image.Rect(10, 19, 90, 31))   // crossing the core's top
+	ink(image.Rect(10, 100, 90, 112)) // inside
+	ink(image.Rect(10, 178, 90, 190)) // crossing its bottom
+	ink(image.Rect(10, 194, 90, 205)) // wholly below
+	ink(image.Rect(120, 2, 200, 14))  // column 2: only a line above the core
+	ink(image.Rect(230, 5, 240, 200)) // column 3: one tall stroke across both edges
+	segs := toCore(g, []image.Rectangle{image.Rect(6, 0, 94, 208), image.Rect(116, 0, 204, 18), image.Rect(226, 1, 244, 204)}, core)
+	want := []image.Rectangle{image.Rect(6, 18, 94, 191), image.Rect(226, 4, 244, 201)}
+	if len(segs) != len(want) || segs[0] != want[0] || segs[1] != want[1] {
+		t.Errorf("toCore = %v, want %v", segs, want)
+	}
+}

@@ -14,11 +14,20 @@ typed() { xdotool type --delay 8 -- "$1"; }
 
 # until_true CMD...: wait (at most 30 s) until the command succeeds.
 until_true() {
-	for _ in $(seq 300); do
+	if until_true_for 300 "$@"; then return 0; fi
+	echo "timed out waiting for: $*" >&2
+	return 1
+}
+
+# until_true_for N CMD...: wait (at most N tenths of a second) until the
+# command succeeds, quietly.
+until_true_for() {
+	n=$1
+	shift
+	for _ in $(seq "$n"); do
 		if "$@" 2>/dev/null; then return 0; fi
 		sleep 0.1
 	done
-	echo "timed out waiting for: $*" >&2
 	return 1
 }
 

@@ -1,0 +1,117 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"deskpilot/agent/llm"
+	"deskpilot/agent/trace"
+)
+
+// Prior is an earlier run that a follow-up turn continues: its task and its
+// steps as the trace recorded them (redacted, as everything in a trace).
+type Prior struct {
+	Dir    string // its trace folder
+	Task   string
+	Steps  []PriorStep
+	Answer string // its final answer, if it gave one
+}
+
+// PriorStep is one step of a Prior: the model's reply and what it was told.
+type PriorStep struct {
+	Reply, Observation string
+}
+
+// Bounds on what a follow-up carries over: a chain of runs, steps per run and
+// text per reply or observation. The newest screenshot is always fresh.
+const (
+	maxPriorRuns  = 16
+	maxPriorSteps = 200
+	maxPriorText  = 8 << 10
+)
+
+// ReadPriors reads the run recorded in the trace folder dir and the runs it
+// followed up, oldest first, for Continue.
+func ReadPriors(dir string) ([]Prior, error) {
+	var chain []Prior
+	seen := map[string]bool{}
+	for dir != "" {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, err
+		}
+		if seen[abs] {
+			return nil, fmt.Errorf("follow-up: the traces continue each other in a loop at %s", dir)
+		}
+		if len(chain) == maxPriorRuns {
+			return nil, fmt.Errorf("follow-up: more than %d runs in a row; start a new task", maxPriorRuns)
+		}
+		seen[abs] = true
+		tr, err := trace.Read(abs)
+		if err != nil {
+			return nil, fmt.Errorf("follow-up: %w", err)
+		}
+		if tr.Start.Task == "" {
+			return nil, fmt.Errorf("follow-up: %s records no task", dir)
+		}
+		p := Prior{Dir: abs, Task: tr.Start.Task}
+		if tr.End != nil {
+			p.Answer = tr.End.Answer
+		}
+		for _, s := range tr.Steps {
+			if s.Number == 0 || s.Reply == "" {
+				continue
+			}
+			st := PriorStep{Reply: clip(s.Reply, maxPriorText)}
+			if s.Observation != nil {
+				st.Observation = clip(s.Observation.Text, maxPriorText)
+			}
+			p.Steps = append(p.Steps, st)
+		}
+		if len(p.Steps) > maxPriorSteps {
+			p.Steps = p.Steps[len(p.Steps)-maxPriorSteps:]
+		}
+		chain = append([]Prior{p}, chain...)
+		dir = tr.Start.Continues
+		if dir != "" && !filepath.IsAbs(dir) {
+			dir = filepath.Join(abs, dir)
+		}
+	}
+	return chain, nil
+}
+
+// Continue starts a follow-up turn: task is what the person asks next, and the
+// conversation begins with the earlier runs (oldest first, from ReadPriors):
+// their tasks, the model's replies and what it was told, their screenshots
+// replaced by a note, then the follow-up with a fresh screenshot. The turn is
+// a new run with its own trace, whose run_start names the last prior's trace.
+// Variables the earlier runs' code defined do not carry over. With no priors
+// it is Start.
+func (a *Agent) Continue(ctx context.Context, priors []Prior, task string, h Hooks) *Session {
+	return a.start(ctx, task, h, priors)
+}
+
+// startPriors begins the conversation of a follow-up: the earlier runs, then
+// the follow-up task with shot.
+func (r *runState) startPriors(sys, notes string, shot llm.Part) {
+	gone := llm.Part{Text: prunedNote}
+	for i, p := range r.priors {
+		if i == 0 {
+			r.conv.start(sys, r.hist.FirstTurn(p.Task), gone)
+		} else {
+			r.conv.user(followUpText(p.Task), nil, gone)
+		}
+		for _, s := range p.Steps {
+			r.conv.add("assistant", s.Reply)
+			r.conv.user(s.Observation, nil, gone)
+		}
+	}
+	r.conv.user(withLayers(followUpText(r.task), notes), nil, shot)
+}
+
+// followUpText is the user turn that asks a follow-up.
+func followUpText(task string) string {
+	return "The person asks a follow-up to the task above. Work on it from the screen as it is now " +
+		"(variables from earlier code are gone):\n" + task
+}
