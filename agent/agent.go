@@ -67,6 +67,11 @@ type Agent struct {
 	// OwnWindows returns deskpilot's own windows in root coordinates; they are masked
 	// out of screenshots and clicks into them are refused. nil = none.
 	OwnWindows func() []image.Rectangle
+	// OwnInput reports when the person last gave input to deskpilot's own
+	// windows (the strip's buttons, Allow/Deny, an answer): input after the
+	// agent's last action that went there is not a takeover, nor is the
+	// pointer's way there and back. Zero time = never; nil = not known.
+	OwnInput func() time.Time
 	// Log receives operational logs; nil discards them.
 	Log *slog.Logger
 	// Now is the clock; nil means time.Now.

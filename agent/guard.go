@@ -224,11 +224,18 @@ const idleSlack = 250 * time.Millisecond
 
 // personActed reports whether someone else used the mouse or keyboard since the
 // agent's last primitive, and how it shows.
+// Input the person gave to deskpilot's own windows since then (OwnInput) is
+// not: they used the strip, a question or an approval, and the pointer's way
+// there and back belongs to it. From the agent's next primitive on, their
+// input counts again.
 func (r *runState) personActed() (string, bool) {
 	t := r.input
 	t.mu.Lock()
 	pointer, last := t.pointer, t.last
 	t.mu.Unlock()
+	if r.a.OwnInput != nil && !last.IsZero() && r.a.OwnInput().After(last) {
+		return "", false
+	}
 	if pointer != nil && r.a.Cursor != nil {
 		if c, err := r.a.Cursor(); err == nil {
 			if d := c.Sub(*pointer); d.X*d.X+d.Y*d.Y > 9 {
@@ -251,7 +258,7 @@ func (r *runState) guard(ctx context.Context, g script.Guarded) error {
 	if !r.a.NoTakeover {
 		if reason, ok := r.personActed(); ok {
 			if paused, _ := r.session.control(); paused != nil {
-				paused(reason + " — the agent paused; press Resume to let it continue")
+				paused(reason)
 			}
 		}
 	}
@@ -263,10 +270,11 @@ func (r *runState) guard(ctx context.Context, g script.Guarded) error {
 	}
 	if g.At != nil && r.a.OwnWindows != nil {
 		p := image.Pt(g.At.X, g.At.Y)
-		for _, w := range r.a.OwnWindows() {
-			if p.In(w) {
-				return fmt.Errorf("refused: (%d, %d) on the screen is inside deskpilot's own window (hatched on the screenshot); act on the other windows", g.At.X, g.At.Y)
-			}
+		if r.inOwnWindow(p) && r.hooks.MakeRoom != nil && r.hooks.MakeRoom(ctx, p) {
+			r.waitOwnMoved(ctx, p)
+		}
+		if r.inOwnWindow(p) {
+			return fmt.Errorf("refused: (%d, %d) on the screen is inside deskpilot's own window (hatched on the screenshot); act on the other windows", g.At.X, g.At.Y)
 		}
 	}
 	if risk := g.Tool.Risk; risk != "" && r.cfg.Policy.asks(risk) {
@@ -275,6 +283,30 @@ func (r *runState) guard(ctx context.Context, g script.Guarded) error {
 		}
 	}
 	return nil
+}
+
+// inOwnWindow reports whether p (root coordinates) is on a visible part of
+// deskpilot's own windows.
+func (r *runState) inOwnWindow(p image.Point) bool {
+	for _, w := range r.a.OwnWindows() {
+		if p.In(w) {
+			return true
+		}
+	}
+	return false
+}
+
+// ownMovedWait bounds how long the guard waits to see an own window that
+// moved out of the way leave a point: the desktop hears of the move from the
+// window manager a moment after the app does.
+const ownMovedWait = 500 * time.Millisecond
+
+// waitOwnMoved waits until p is outside deskpilot's windows, at most ownMovedWait.
+func (r *runState) waitOwnMoved(ctx context.Context, p image.Point) {
+	deadline := time.Now().Add(ownMovedWait)
+	for r.inOwnWindow(p) && time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(settleInterval)
+	}
 }
 
 // tools assembles the builtins of a run: desktop, control, (in a replay)

@@ -1,6 +1,9 @@
 package agent
 
-import "context"
+import (
+	"context"
+	"image"
+)
 
 // Hooks connect a run to whoever watches it (the app, the CLI, a test).
 // Every field may be nil.
@@ -14,4 +17,9 @@ type Hooks struct {
 	// Confirm approves an action the safety policy marks (launch, open_url, closing
 	// key combos). nil denies them.
 	Confirm func(ctx context.Context, action string) (bool, error)
+	// MakeRoom asks the app to move its own window away from p (root
+	// coordinates), where the agent is about to act and would otherwise be
+	// refused; it returns once the window has moved, reporting whether it did.
+	// The agent then checks p again, once. nil: own windows stay where they are.
+	MakeRoom func(ctx context.Context, p image.Point) bool
 }

@@ -1,8 +1,8 @@
 package app
 
 import (
-	"errors"
 	"fmt"
+	"image"
 	"strings"
 	"time"
 
@@ -40,7 +40,8 @@ func (u *UI) startRun() {
 		v.setHint(fmt.Sprintf("The settings have a problem: %v", err))
 		return
 	}
-	u.model = runModel{Task: task, Model: cfg.Model, MaxSteps: cfg.MaxSteps, Started: u.now()}
+	u.model = runModel{Task: task, Model: cfg.Model, MaxSteps: cfg.MaxSteps, Started: u.now(), Waiting: u.model.Waiting}
+	u.recent = nil
 	v.reset()
 	u.pending = gen
 	v.runBtn.Disable()
@@ -57,7 +58,12 @@ func (u *UI) beginRun(gen int, task string, cfg config.Config) {
 		return
 	}
 	u.pending = 0
-	run, err := u.deps.Runner.Start(task, cfg, u.apiKey(cfg), u.hooks(gen))
+	keys, err := u.keys(cfg)
+	if err != nil {
+		u.abortStart(fmt.Sprintf("Could not read the secrets: %v", err))
+		return
+	}
+	run, err := u.deps.Runner.Start(task, cfg, keys, u.hooks(gen))
 	if err != nil {
 		u.abortStart(fmt.Sprintf("Could not start: %v", err))
 		return
@@ -65,8 +71,7 @@ func (u *UI) beginRun(gen int, task string, cfg config.Config) {
 	u.run = run
 	v := u.rv
 	v.setRunning(true)
-	v.refreshStatus()
-	u.st.refresh()
+	u.refreshState()
 	u.startTicker()
 	go func() {
 		<-run.Done()
@@ -80,8 +85,7 @@ func (u *UI) abortStart(hint string) {
 	u.model = runModel{}
 	u.rv.runBtn.Enable()
 	u.setCompact(false)
-	u.rv.refreshStatus()
-	u.st.refresh()
+	u.refreshState()
 	u.rv.setHint(hint)
 }
 
@@ -95,8 +99,9 @@ func (u *UI) hooks(gen int) agent.Hooks {
 				}
 			})
 		},
-		Ask:     u.ask,
-		Confirm: u.confirm,
+		Ask:      u.ask,
+		Confirm:  u.confirm,
+		MakeRoom: u.makeRoom,
 	}
 }
 
@@ -106,8 +111,20 @@ func (u *UI) onEvent(e agent.Event) {
 	v := u.rv
 	switch e := e.(type) {
 	case agent.Observed:
-		v.updateStep(s)
+		if s != nil {
+			v.updateStep(s)
+		}
 		v.updateLive()
+		u.keepClear()
+	case agent.ActionDone:
+		v.updateStep(s)
+		if a := e.Action; a.Screen != nil {
+			u.noteAction(image.Pt(a.Screen[0], a.Screen[1]))
+			if a.To != nil {
+				u.noteAction(image.Pt(a.To[0], a.To[1]))
+			}
+			u.keepClear()
+		}
 	case agent.Paused:
 		v.setPaused(true, e.Reason)
 	case agent.Resumed:
@@ -119,7 +136,13 @@ func (u *UI) onEvent(e agent.Event) {
 			v.updateStep(s)
 		}
 	}
-	v.refreshStatus()
+	u.refreshState()
+}
+
+// refreshState shows the run's state everywhere it appears: the status bar,
+// the strip and the step cards.
+func (u *UI) refreshState() {
+	u.rv.refreshStatus()
 	u.st.refresh()
 }
 
@@ -130,8 +153,7 @@ func (u *UI) finish() {
 	u.rv.setRunning(false)
 	u.rv.showFinished()
 	u.setCompact(false)
-	u.rv.refreshStatus()
-	u.st.refresh()
+	u.refreshState()
 }
 
 // runEnded handles Done: a run that ended without a Finished event failed.
@@ -139,6 +161,7 @@ func (u *UI) runEnded(gen int) {
 	if gen != u.gen || u.model.Done {
 		return
 	}
+	u.model.Vanished = true
 	u.model.apply(agent.Finished{Outcome: agent.Failed, Steps: len(u.model.Steps),
 		Error: "the run ended without reporting a result", Usage: u.model.Usage,
 		Elapsed: u.model.elapsed(u.now())})
@@ -154,8 +177,9 @@ func (u *UI) stopRun() {
 		return
 	}
 	u.run.Stop()
+	u.model.Stopping = true
 	u.rv.stopBtn.Disable()
-	u.rv.state.SetText("Stopping…")
+	u.refreshState()
 }
 
 // togglePause pauses a running run or resumes a paused one.
@@ -167,6 +191,7 @@ func (u *UI) togglePause() {
 		u.resumeRun()
 		return
 	}
+	u.model.PauseAsked = true
 	u.run.Pause()
 }
 
@@ -193,8 +218,8 @@ func (u *UI) startTicker() {
 				return
 			case <-t.C:
 				u.do(func() {
-					u.rv.refreshStatus()
-					u.st.refresh()
+					u.refreshState()
+					u.keepClear() // the pointer or the windows may have moved
 				})
 			}
 		}
@@ -207,6 +232,3 @@ func (u *UI) stopTicker() {
 		u.stopTick = nil
 	}
 }
-
-// errNoAnswer is returned to ask_user when the person closes the dialog.
-var errNoAnswer = errors.New("ask_user: the person dismissed the question without answering")

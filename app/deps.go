@@ -1,20 +1,29 @@
 package app
 
 import (
-	"deskpilot/internal/config"
-
 	"context"
 
 	"deskpilot/agent"
+	"deskpilot/internal/config"
 )
 
 // Runner starts agent runs. main passes an adapter over agent.Agent.
 type Runner interface {
 	// Start begins a run of task with cfg in the background and returns at once.
-	// apiKey is the key the app resolved (environment variable named by
-	// cfg.APIKeyEnv first, then the keyring); "" when none. The run reports
-	// through h; h.Event is called from the run's goroutine.
-	Start(task string, cfg config.Config, apiKey string, h agent.Hooks) (Run, error)
+	// keys are the secrets the app resolved for it. The run reports through h;
+	// h.Event is called from the run's goroutine.
+	Start(task string, cfg config.Config, keys Keys, h agent.Hooks) (Run, error)
+}
+
+// Keys are the secrets a run gets from the app.
+type Keys struct {
+	// APIKey is the model's key: the environment variable cfg.APIKeyEnv names,
+	// else the keyring; "" when none.
+	APIKey string
+	// Secrets are the values type_secret may type, by name, from the keyring
+	// (Settings, Secrets). The runner adds the DESKPILOT_SECRET_<NAME>
+	// variables; only the names ever reach the model, the trace or the screen.
+	Secrets map[string]string
 }
 
 // Run is one started run. Every method is safe to call from any goroutine.
@@ -32,12 +41,15 @@ type Console interface {
 	Exec(ctx context.Context, code string, h agent.Hooks) error
 }
 
-// Secrets stores API keys in the OS keyring. account is the name of the
-// environment variable the key stands for (config.Settings.APIKeyEnv, e.g.
-// "OPENAI_API_KEY"). Get returns an error when there is no key.
+// Secrets stores API keys and type_secret values in the OS keyring. For an
+// API key, account is the name of the environment variable the key stands
+// for (config.Settings.APIKeyEnv, e.g. "OPENAI_API_KEY"); type_secret values
+// use accounts of their own (secrets.go). Get returns an error when there is
+// no entry; Delete of a missing entry is no error.
 type Secrets interface {
 	Get(account string) (string, error)
 	Set(account, secret string) error
+	Delete(account string) error
 }
 
 // Deps is everything the UI needs from outside; main fills it. Nil fields turn the
@@ -56,4 +68,7 @@ type Deps struct {
 	TraceRoot string
 	// LookupEnv reads the environment; nil = os.LookupEnv.
 	LookupEnv func(string) (string, bool)
+	// Environ lists the environment (for the DESKPILOT_SECRET_<NAME> names the
+	// settings show); nil = os.Environ.
+	Environ func() []string
 }

@@ -2,8 +2,8 @@ package app
 
 import (
 	"context"
-	"errors"
 	"flag"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -85,18 +85,28 @@ var runStart = time.Date(2026, 3, 4, 14, 5, 0, 0, time.UTC)
 
 func fixedClock() time.Time { return runStart.Add(42 * time.Second) }
 
-// recApp records the URLs the UI asks to open.
+// recApp records the files and URLs the UI asks to open; with openErr set,
+// opening fails with it.
 type recApp struct {
 	fyne.App
-	mu     sync.Mutex
-	opened []string
+	mu      sync.Mutex
+	opened  []string
+	openErr error
 }
 
-func (a *recApp) OpenURL(u *url.URL) error {
+func (a *recApp) OpenURL(u *url.URL) error { return a.openFile(u.String()) }
+
+func (a *recApp) openFile(path string) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.opened = append(a.opened, u.String())
-	return nil
+	a.opened = append(a.opened, path)
+	return a.openErr
+}
+
+func (a *recApp) openedFiles() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.opened...)
 }
 
 // harness is a UI on the test driver with fakes behind it.
@@ -135,6 +145,7 @@ func newHarness(t *testing.T, opts ...harnessOpt) *harness {
 		o(&d)
 	}
 	h.u = newUI(h.app, d, h.q.post, fixedClock, 0)
+	h.u.open = h.app.openFile
 	h.u.win.Resize(fyne.NewSize(1280, 820))
 	return h
 }
@@ -171,7 +182,7 @@ func (h *harness) start(task string) *fakeRun {
 type started struct {
 	task  string
 	cfg   config.Config
-	key   string
+	keys  Keys
 	hooks agent.Hooks
 	run   *fakeRun
 }
@@ -183,14 +194,14 @@ type fakeRunner struct {
 	err    error
 }
 
-func (f *fakeRunner) Start(task string, cfg config.Config, key string, h agent.Hooks) (Run, error) {
+func (f *fakeRunner) Start(task string, cfg config.Config, keys Keys, h agent.Hooks) (Run, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.err != nil {
 		return nil, f.err
 	}
 	r := &fakeRun{done: make(chan struct{})}
-	f.starts = append(f.starts, started{task, cfg, key, h, r})
+	f.starts = append(f.starts, started{task, cfg, keys, h, r})
 	return r, nil
 }
 
@@ -241,13 +252,23 @@ func (s *memSecrets) Get(account string) (string, error) {
 	if v, ok := s.m[account]; ok {
 		return v, nil
 	}
-	return "", errors.New("not found")
+	return "", fmt.Errorf("account %s: %w", account, ErrNoSecret)
 }
 
 func (s *memSecrets) Set(account, secret string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.m[account] = secret
+	return nil
+}
+
+func (s *memSecrets) Delete(account string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.m[account]; !ok {
+		return fmt.Errorf("account %s: %w", account, ErrNoSecret)
+	}
+	delete(s.m, account)
 	return nil
 }
 

@@ -5,6 +5,7 @@ package app
 import (
 	"image"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -15,51 +16,107 @@ import (
 	"deskpilot/internal/xconn"
 )
 
-// stripMargin is the gap between the strip and the corner of the work area, px.
-const stripMargin = 8
-
-// placer moves the main window where the toolkit cannot: on X11 the strip goes to
-// the bottom-right corner of the work area and stays above other windows, so Stop is
-// always in reach whatever the agent opens or raises; the full window returns where
-// it was. Elsewhere (Wayland, other systems, the test driver) it does nothing.
+// placer moves the main window where the toolkit cannot: on X11 the strip goes
+// to a corner of the work area and stays above other windows, so Stop is
+// always in reach whatever the agent opens or raises; it moves to another
+// corner when it would cover the agent's last actions (and the pointer it left
+// there), the window the agent works in or a point it is about to click; the
+// full window returns where it was. Elsewhere (Wayland, other systems, the test driver) it does
+// nothing.
 //
-// Its methods are called on the Fyne goroutine; the X requests run in order on a
-// goroutine of its own, so the UI never waits for the window manager.
+// Its methods are called on the Fyne goroutine; the X requests run in order on
+// a goroutine of its own, so the UI never waits for the window manager.
 type placer struct {
 	once    sync.Once
 	conn    *xgb.Conn // nil when the display could not be reached (connErr)
 	connErr error
 	ops     chan func(*xgb.Conn)
-	saved   *image.Point // client position of the full window; used by the worker only
+	busy    atomic.Bool // a re-check is queued or running; further ones are skipped
+
+	// Used by the worker only.
+	saved  *image.Point // client position of the full window
+	corner corner       // where the strip is
+	strip  bool         // the window is the strip
 }
 
-// toStrip places the window win, which was just resized to size (Fyne units), as the
-// strip. It reports whether it moves the window; then placed is called, from another
-// goroutine, once the window is in place (or the window manager did not move it
-// within a second).
-func (p *placer) toStrip(win fyne.Window, size fyne.Size, placed func()) bool {
+// toStrip places the window win, which was just resized to size (Fyne units),
+// as the strip, keeping clear of keep (root coordinates: the agent's last
+// actions, which include where it left the pointer) and of the window the
+// agent works in. The person's pointer is not avoided: a strip that fled from
+// it could not be clicked. With must it goes to a corner now (the
+// window just became the strip or changed size); otherwise it moves only when
+// it covers something another corner does not. It reports whether the request
+// was queued; placed is then called, from another goroutine, once the window
+// is in place (or the window manager did not move it within a second).
+func (p *placer) toStrip(win fyne.Window, size fyne.Size, keep []keepOut, must bool, placed func(placement)) bool {
 	id := x11Window(win)
 	if id == 0 {
+		return false
+	}
+	if !must && !p.busy.CompareAndSwap(false, true) {
 		return false
 	}
 	scale := win.Canvas().Scale()
 	want := image.Pt(int(size.Width*scale+0.5), int(size.Height*scale+0.5))
 	ok := p.do(func(c *xgb.Conn) {
-		defer placed()
+		if !must {
+			defer p.busy.Store(false)
+		}
+		pl := p.place(c, id, want, keep, must)
+		if placed != nil {
+			placed(pl)
+		}
+	})
+	if !ok && !must {
+		p.busy.Store(false)
+	}
+	return ok
+}
+
+// place moves the strip where pickCorner says; run by the worker.
+func (p *placer) place(c *xgb.Conn, id xproto.Window, want image.Point, keep []keepOut, must bool) placement {
+	first := !p.strip
+	if first {
 		if pos, ok := clientPos(c, id); ok {
 			p.saved = &pos
 		}
-		got := waitSize(c, id, want)
-		area := workArea(c)
-		ext := frameExtents(c, id)
-		at := image.Pt(max(area.Max.X-got.X-ext[1]-stripMargin, area.Min.X),
-			max(area.Max.Y-got.Y-ext[3]-stripMargin, area.Min.Y))
+		p.corner = bottomRight
+	}
+	p.strip = true
+	got := waitSize(c, id, want)
+	ext := frameExtents(c, id)
+	pos, _ := clientPos(c, id)
+	frame := image.Rect(pos.X-ext[0], pos.Y-ext[2], pos.X+got.X+ext[1], pos.Y+got.Y+ext[3])
+	if w, ok := workWindow(c, id); ok {
+		keep = append(keep, keepOut{r: w, weight: weightWindow})
+	}
+	from := p.corner
+	to, at, move := pickCorner(workArea(c), frame, frame.Size(), keep, p.corner, must || first)
+	pl := placement{first: first, from: from, corner: p.corner}
+	if move {
+		dst := image.Pt(at.Min.X+ext[0], at.Min.Y+ext[2]) // the client inside the frame
+		if !first {
+			slide(c, id, pos, dst)
+		}
 		xproto.ConfigureWindow(c, id, xproto.ConfigWindowX|xproto.ConfigWindowY,
-			[]uint32{uint32(at.X), uint32(at.Y)})
-		setAbove(c, id, true)
-		waitPos(c, id, at)
-	})
-	return ok
+			[]uint32{uint32(dst.X), uint32(dst.Y)})
+		waitPos(c, id, dst)
+		p.corner, pl.corner, pl.moved = to, to, true
+	}
+	setAbove(c, id, true)
+	return pl
+}
+
+// slide moves the window from a to b in a few steps, so the person sees where
+// the strip went.
+func slide(c *xgb.Conn, id xproto.Window, a, b image.Point) {
+	const steps = 6
+	for i := 1; i < steps; i++ {
+		p := a.Add(b.Sub(a).Mul(i).Div(steps))
+		xproto.ConfigureWindow(c, id, xproto.ConfigWindowX|xproto.ConfigWindowY, []uint32{uint32(p.X), uint32(p.Y)})
+		_, _ = xproto.GetInputFocus(c).Reply()
+		time.Sleep(25 * time.Millisecond)
+	}
 }
 
 // toFull takes the window back to where the full window was, no longer above others,
@@ -70,6 +127,7 @@ func (p *placer) toFull(win fyne.Window) {
 		return
 	}
 	p.do(func(c *xgb.Conn) {
+		p.strip = false
 		setAbove(c, id, false)
 		if p.saved != nil {
 			xproto.ConfigureWindow(c, id, xproto.ConfigWindowX|xproto.ConfigWindowY,
@@ -175,6 +233,52 @@ func workArea(c *xgb.Conn) image.Rectangle {
 		return full
 	}
 	return r
+}
+
+// workWindow is the frame of the window the agent most likely works in: the
+// topmost shown window of another program (_NET_CLIENT_LIST_STACKING), not a
+// desktop or a panel. own is deskpilot's window.
+func workWindow(c *xgb.Conn, own xproto.Window) (image.Rectangle, bool) {
+	root := xproto.Setup(c).DefaultScreen(c).Root
+	list := windows(c, root, "_NET_CLIENT_LIST_STACKING")
+	skip := map[xproto.Atom]bool{atom(c, "_NET_WM_WINDOW_TYPE_DESKTOP"): true, atom(c, "_NET_WM_WINDOW_TYPE_DOCK"): true}
+	for i := len(list) - 1; i >= 0; i-- {
+		w := list[i]
+		if w == own {
+			continue
+		}
+		if a, err := xproto.GetWindowAttributes(c, w).Reply(); err != nil || a.MapState != xproto.MapStateViewable {
+			continue
+		}
+		if t := windows(c, w, "_NET_WM_WINDOW_TYPE"); len(t) > 0 && skip[xproto.Atom(t[0])] {
+			continue
+		}
+		g, err := xproto.GetGeometry(c, xproto.Drawable(w)).Reply()
+		pos, ok := clientPos(c, w)
+		if err != nil || !ok {
+			continue
+		}
+		ext := frameExtents(c, w)
+		return image.Rect(pos.X-ext[0], pos.Y-ext[2], pos.X+int(g.Width)+ext[1], pos.Y+int(g.Height)+ext[3]), true
+	}
+	return image.Rectangle{}, false
+}
+
+// windows reads a list of 32-bit values (windows, atoms) of property name on w.
+func windows(c *xgb.Conn, w xproto.Window, name string) []xproto.Window {
+	a := atom(c, name)
+	if a == 0 {
+		return nil
+	}
+	r, err := xproto.GetProperty(c, false, w, a, xproto.GetPropertyTypeAny, 0, 1024).Reply()
+	if err != nil || r.Format != 32 {
+		return nil
+	}
+	out := make([]xproto.Window, len(r.Value)/4)
+	for i := range out {
+		out[i] = xproto.Window(xgb.Get32(r.Value[4*i:]))
+	}
+	return out
 }
 
 // frameExtents returns the window manager's frame around id: left, right, top, bottom.

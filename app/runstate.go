@@ -27,6 +27,7 @@ type stepState struct {
 	Changed   bool
 	Observed  bool // Observed arrived
 	Frame     *image.RGBA
+	Ended     string // set when the run ended before the step did: "stopped", "failed", …
 	Usage     agent.Usage
 	ModelTime time.Duration
 	ExecTime  time.Duration
@@ -70,6 +71,7 @@ const (
 	phaseThinking
 	phaseActing
 	phasePaused
+	phaseWaiting
 	phaseDone
 )
 
@@ -83,10 +85,17 @@ type runModel struct {
 	Usage                            agent.Usage
 	Paused                           bool
 	PauseReason                      string
+	PauseAsked                       bool // the person pressed Pause; the next Paused is theirs
+	TookOver                         bool // paused because the person used the desktop
+	Waiting                          int  // questions and approvals open in the UI
+	Stopping                         bool // Stop was pressed; Finished has not come yet
+	Vanished                         bool // the run ended without a Finished event
 	Done                             bool
 	Result                           agent.Finished
 	Frame                            *image.RGBA // newest frame the model saw
 	FrameStep                        int         // step of Frame
+	Screen                           *image.RGBA // the full-resolution screen after FrameStep; may be nil
+	Display                          image.Rectangle
 }
 
 // step returns step n, creating it (and any gap before it) when needed.
@@ -105,8 +114,8 @@ func (m *runModel) step(n int) *stepState {
 func (m *runModel) apply(e agent.Event) *stepState {
 	switch e := e.(type) {
 	case agent.RunStarted:
-		*m = runModel{Task: e.Task, Model: e.Model, CoordMode: e.CoordMode,
-			TraceDir: e.TraceDir, MaxSteps: e.MaxSteps, Started: e.Time}
+		*m = runModel{Task: e.Task, Model: e.Model, CoordMode: e.CoordMode, TraceDir: e.TraceDir,
+			MaxSteps: e.MaxSteps, Started: e.Time, Display: e.Screen, Waiting: m.Waiting}
 	case agent.StepStarted:
 		s := m.step(e.Step)
 		s.Started = e.Time
@@ -136,18 +145,27 @@ func (m *runModel) apply(e agent.Event) *stepState {
 		s.Actions = append(s.Actions, e.Action)
 		return s
 	case agent.Observed:
+		if e.Step < 1 { // the screen when the run started: no step of its own
+			if e.Frame != nil {
+				m.Frame, m.FrameStep, m.Screen = e.Frame, 0, e.Screen
+			}
+			return nil
+		}
 		s := m.step(e.Step)
 		s.Obs, s.Err, s.Changed, s.ExecTime, s.Observed = e.Text, e.Error, e.Changed, e.Duration, true
 		if e.Frame != nil {
-			s.Frame, m.Frame, m.FrameStep = e.Frame, e.Frame, e.Step
+			s.Frame, m.Frame, m.FrameStep, m.Screen = e.Frame, e.Frame, e.Step, e.Screen
 		}
 		return s
 	case agent.Paused:
-		m.Paused, m.PauseReason = true, e.Reason
+		m.Paused, m.PauseReason, m.TookOver, m.PauseAsked = true, e.Reason, !m.PauseAsked, false
 	case agent.Resumed:
-		m.Paused, m.PauseReason = false, ""
+		m.Paused, m.PauseReason, m.TookOver = false, "", false
 	case agent.Finished:
-		m.Done, m.Paused, m.Result = true, false, e
+		m.Done, m.Paused, m.Stopping, m.Result = true, false, false, e
+		if n := len(m.Steps); n > 0 && (!m.Steps[n-1].Replied || !m.Steps[n-1].Observed) {
+			m.Steps[n-1].Ended = endedText(e.Outcome)
+		}
 		if e.Usage != (agent.Usage{}) {
 			m.Usage = e.Usage
 		}
@@ -158,11 +176,26 @@ func (m *runModel) apply(e agent.Event) *stepState {
 	return nil
 }
 
+// modelFailed reports whether the run failed before the model answered once.
+func (m *runModel) modelFailed() bool {
+	if !m.Done || m.Vanished || m.Result.Outcome != agent.Failed || m.Result.Error == "" {
+		return false
+	}
+	for _, s := range m.Steps {
+		if s.Replied || s.Reply != "" {
+			return false
+		}
+	}
+	return true
+}
+
 // phase is what the run is doing now.
 func (m *runModel) phase() runPhase {
 	switch {
 	case m.Done:
 		return phaseDone
+	case m.Waiting > 0:
+		return phaseWaiting
 	case m.Paused:
 		return phasePaused
 	case len(m.Steps) == 0:
@@ -188,6 +221,9 @@ func (m *runModel) elapsed(now time.Time) time.Duration {
 
 // stateText is the one-word state shown first in the status bar.
 func (m *runModel) stateText() string {
+	if m.Stopping && !m.Done {
+		return "Stopping…"
+	}
 	switch m.phase() {
 	case phaseStarting:
 		return "Starting"
@@ -197,10 +233,25 @@ func (m *runModel) stateText() string {
 		return "Acting"
 	case phasePaused:
 		return "Paused"
+	case phaseWaiting:
+		return "Waiting for you"
 	case phaseDone:
 		return outcomeText(m.Result.Outcome)
 	}
 	return "Ready"
+}
+
+// endedText is what a step card says about a step the run's end cut short.
+func endedText(o agent.Outcome) string {
+	switch o {
+	case agent.Cancelled:
+		return "stopped"
+	case agent.Failed:
+		return "failed"
+	case agent.MaxSteps:
+		return "step limit reached"
+	}
+	return "ended"
 }
 
 func outcomeText(o agent.Outcome) string {
@@ -247,6 +298,7 @@ func cost(u agent.Usage, p *config.Preset) (string, bool) {
 // clock formats d as m:ss or h:mm:ss.
 func clock(d time.Duration) string {
 	s := int(d.Round(time.Second) / time.Second)
+	s = max(s, 0)
 	if s >= 3600 {
 		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
 	}
@@ -297,6 +349,14 @@ func actionText(a actions.Record) string {
 		b.WriteString(" — " + a.Result)
 	}
 	return b.String()
+}
+
+// plural is "1 step", "2 steps": n and the noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // ms converts milliseconds to a Duration.

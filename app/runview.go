@@ -3,11 +3,9 @@ package app
 import (
 	"deskpilot/internal/config"
 	"fmt"
-	"net/url"
 	"path/filepath"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/layout"
@@ -16,7 +14,28 @@ import (
 )
 
 // customPreset is the picker entry for a model set up by hand in the settings.
+// It stands for the preset named "custom" too, which the picker does not list
+// again.
 const customPreset = "Custom…"
+
+// pickerNames are the model picker's entries: the presets, then Custom….
+func pickerNames() []string {
+	var names []string
+	for _, p := range config.Presets() {
+		if p.Name != "custom" {
+			names = append(names, p.Name)
+		}
+	}
+	return append(names, customPreset)
+}
+
+// pickerName is the picker entry of preset name ("" or "custom": Custom…).
+func pickerName(name string) string {
+	if p, ok := config.PresetByName(name); ok && p.Name != "custom" {
+		return p.Name
+	}
+	return customPreset
+}
 
 // taskEntry is the multi-line task entry; Ctrl+Enter submits it.
 type taskEntry struct {
@@ -63,13 +82,15 @@ type runView struct {
 	hint                      *widget.Label
 
 	banner       fyne.CanvasObject
+	bannerTitle  *widget.Label
 	bannerReason *widget.Label
 	note         *widget.Entry
 
-	live        *canvas.Image
+	live        *frameView
 	liveEmpty   fyne.CanvasObject
 	liveCaption *widget.Label
 	liveActions *fyne.Container
+	zoom        fyne.Window // the enlarged frame; nil when closed
 
 	result   *resultPanel
 	cards    []*stepCard
@@ -89,6 +110,7 @@ type runView struct {
 func newRunView(u *UI) *runView {
 	v := &runView{u: u}
 	v.task = newTaskEntry(u.startRun)
+	v.task.SetMinRowsVisible(2)
 	v.runBtn = widget.NewButtonWithIcon("Run", theme.MediaPlayIcon(), u.startRun)
 	v.runBtn.Importance = widget.HighImportance
 	v.pauseBtn = widget.NewButtonWithIcon("Pause", theme.MediaPauseIcon(), u.togglePause)
@@ -105,10 +127,10 @@ func newRunView(u *UI) *runView {
 	v.hint.Hide()
 	v.refreshPicker()
 
-	buttons := container.NewGridWithRows(3, v.runBtn, v.pauseBtn, v.stopBtn)
+	buttons := container.NewHBox(v.pauseBtn, v.stopBtn, v.runBtn)
 	picker := container.NewGridWrap(fyne.NewSize(260, v.picker.MinSize().Height), v.picker)
-	model := container.NewBorder(nil, nil, container.NewHBox(widget.NewLabel("Model"), picker), nil, v.modelInfo)
-	top := container.NewBorder(nil, container.NewVBox(model, v.hint), nil, container.NewPadded(buttons), v.task)
+	model := container.NewBorder(nil, nil, container.NewHBox(widget.NewLabel("Model"), picker), buttons, v.modelInfo)
+	top := container.NewBorder(nil, container.NewVBox(model, v.hint), nil, nil, v.task)
 
 	v.buildBanner()
 	v.buildLive()
@@ -116,7 +138,7 @@ func newRunView(u *UI) *runView {
 	v.buildStatus()
 
 	split := container.NewHSplit(v.livePanel(), v.timelinePanel())
-	split.Offset = 0.5
+	split.Offset = 0.6
 	header := container.NewVBox(container.NewPadded(top), v.banner)
 	status := container.NewVBox(widget.NewSeparator(), v.statusBar())
 	v.content = container.NewBorder(header, status, nil, nil, split)
@@ -124,8 +146,9 @@ func newRunView(u *UI) *runView {
 }
 
 func (v *runView) buildBanner() {
-	title := widget.NewLabelWithStyle("You took over — the agent is paused", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	title := widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	title.Importance = widget.WarningImportance
+	v.bannerTitle = title
 	v.bannerReason = widget.NewLabel("")
 	v.bannerReason.Wrapping = fyne.TextWrapWord
 	v.note = widget.NewEntry()
@@ -141,10 +164,7 @@ func (v *runView) buildBanner() {
 }
 
 func (v *runView) buildLive() {
-	v.live = canvas.NewImageFromImage(nil)
-	v.live.FillMode = canvas.ImageFillContain
-	v.live.ScaleMode = canvas.ImageScaleSmooth
-	v.live.SetMinSize(fyne.NewSize(360, 225))
+	v.live = newFrameView(v.enlarge)
 	v.live.Hide()
 	empty := widget.NewLabel("The screen as the model sees it appears here, with its last actions drawn on it.")
 	empty.Wrapping = fyne.TextWrapWord
@@ -156,14 +176,18 @@ func (v *runView) buildLive() {
 	v.liveActions = container.NewVBox()
 }
 
+// livePanel is the screen the model saw, as large as the panel allows (the
+// split between it and the timeline, and between it and the actions, can be
+// dragged), over the actions of the last step.
 func (v *runView) livePanel() fyne.CanvasObject {
 	head := container.NewHBox(heading("What the model sees"), layout.NewSpacer(), v.liveCaption)
 	screen := container.NewStack(panelBackground(), v.liveEmpty, v.live)
-	acts := container.NewVScroll(v.liveActions)
-	acts.SetMinSize(fyne.NewSize(0, 110))
-	bottom := container.NewVBox(caption("ACTIONS OF THE LAST STEP"), acts)
-	acts.Content = tight(v.liveActions)
-	return container.NewPadded(container.NewBorder(head, bottom, nil, nil, screen))
+	acts := container.NewVScroll(tight(v.liveActions))
+	acts.SetMinSize(fyne.NewSize(0, 60))
+	bottom := container.NewBorder(caption("ACTIONS OF THE LAST STEP"), nil, nil, nil, acts)
+	split := container.NewVSplit(screen, bottom)
+	split.Offset = 0.82
+	return container.NewPadded(container.NewBorder(head, nil, nil, nil, split))
 }
 
 func (v *runView) buildTimeline() {
@@ -190,7 +214,7 @@ func (v *runView) buildStatus() {
 	v.reportBtn = widget.NewButtonWithIcon("Report", theme.DocumentIcon(), v.openReport)
 	v.reportBtn.Importance = widget.LowImportance
 	v.reportBtn.Hide()
-	v.stripBtn = widget.NewButtonWithIcon("Compact", theme.ViewRestoreIcon(), func() { v.u.setCompact(true) })
+	v.stripBtn = widget.NewButtonWithIcon("Compact (Esc)", theme.ViewRestoreIcon(), func() { v.u.setCompact(true) })
 	v.stripBtn.Importance = widget.LowImportance
 	v.stripBtn.Hide()
 }
@@ -203,25 +227,18 @@ func (v *runView) statusBar() fyne.CanvasObject {
 // refreshPicker shows the active preset in the model picker.
 func (v *runView) refreshPicker() {
 	u := v.u
-	names := make([]string, 0, len(config.Presets())+1)
-	for _, p := range config.Presets() {
-		names = append(names, p.Name)
-	}
-	names = append(names, customPreset)
+	names := pickerNames()
 	v.picker.Options = names
-	sel := customPreset
-	if p := u.preset(); p != nil {
-		sel = p.Name
-	}
 	v.picker.OnChanged = nil
-	v.picker.SetSelected(sel)
+	v.picker.SetSelected(pickerName(u.cfg.Preset))
 	v.picker.OnChanged = v.pickPreset
 	switch {
 	case !u.configured():
 		v.modelInfo.SetText("no model configured — open Settings")
 		v.modelInfo.Importance = widget.WarningImportance
 	default:
-		info := fmt.Sprintf("%s at %s", u.cfg.Model, u.cfg.BaseURL)
+		c := u.resolvedOrDefaults()
+		info := fmt.Sprintf("%s at %s", c.Model, c.BaseURL)
 		if c, err := u.resolved(); err == nil {
 			info += " · dialect " + c.DialectNote()
 			if c.HasGrounder() {
@@ -279,7 +296,7 @@ func (v *runView) reset() {
 	v.cards = nil
 	v.timeline.Objects = []fyne.CanvasObject{v.empty}
 	v.timeline.Refresh()
-	v.live.Image = nil
+	v.live.setImage(nil)
 	v.live.Hide()
 	v.liveEmpty.Show()
 	v.liveCaption.SetText("")
@@ -325,11 +342,13 @@ func (v *runView) updateLive() {
 	if m.Frame == nil {
 		return
 	}
-	v.live.Image = m.Frame
+	v.live.setImage(m.Frame)
 	v.live.Show()
 	v.liveEmpty.Hide()
-	v.live.Refresh()
-	v.liveCaption.SetText(fmt.Sprintf("after step %d  ·  %d×%d px", m.FrameStep, m.Frame.Bounds().Dx(), m.Frame.Bounds().Dy()))
+	v.liveCaption.SetText(fmt.Sprintf("after step %d  ·  %d×%d px  ·  click to enlarge", m.FrameStep, m.Frame.Bounds().Dx(), m.Frame.Bounds().Dy()))
+	if v.zoom != nil {
+		v.showZoom()
+	}
 }
 
 func (v *runView) updateLiveActions(s *stepState) {
@@ -374,7 +393,11 @@ func (v *runView) setRunning(running bool) {
 // setPaused shows or hides the takeover banner and flips Pause to Resume.
 func (v *runView) setPaused(paused bool, reason string) {
 	if paused {
-		v.bannerReason.SetText(pauseText(reason))
+		v.bannerTitle.SetText("Paused — the agent waits for you")
+		if v.u.model.TookOver {
+			v.bannerTitle.SetText("You took over — the agent is paused")
+		}
+		v.bannerReason.SetText(pauseText(reason, v.u.model.TookOver))
 		v.banner.Show()
 		v.pauseBtn.SetText("Resume")
 		v.pauseBtn.SetIcon(theme.MediaPlayIcon())
@@ -392,9 +415,10 @@ func (v *runView) setPaused(paused bool, reason string) {
 	}
 }
 
-func pauseText(reason string) string {
+// pauseText is the banner's text: why the agent paused and how to go on.
+func pauseText(reason string, tookOver bool) string {
 	s := "Use the desktop as you like. When you are done, press Resume; the agent will be told that you acted."
-	if reason != "" {
+	if tookOver && reason != "" {
 		s = "Why: " + reason + ". " + s
 	}
 	return s
@@ -414,7 +438,12 @@ func (v *runView) refreshStatus() {
 
 func (v *runView) showFinished() {
 	m := &v.u.model
-	v.result.show(m.Result)
+	v.result.show(m.Result, m.modelFailed())
+	for _, s := range m.Steps {
+		if s.Ended != "" {
+			v.updateStep(s)
+		}
+	}
 	if n := len(m.Steps); n > 0 {
 		v.updateLiveActions(m.Steps[n-1])
 	}
@@ -430,14 +459,21 @@ func (v *runView) openReport() {
 	}
 }
 
-// openReport opens dir/report.html in the browser.
+// openReport opens dir/report.html in the browser; when that cannot be done,
+// it says where the file is, with a button to copy its path.
 func (u *UI) openReport(dir string) {
 	p, err := filepath.Abs(filepath.Join(dir, "report.html"))
 	if err != nil {
 		u.showError(err)
 		return
 	}
-	if err := u.app.OpenURL(&url.URL{Scheme: "file", Path: p}); err != nil {
-		u.showError(fmt.Errorf("open report: %w", err))
-	}
+	open := u.open
+	go func() { // the opener may take a few seconds to fail
+		err := open(p)
+		u.do(func() {
+			if err != nil {
+				u.showOpenFailed(p, err)
+			}
+		})
+	}()
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -45,6 +46,7 @@ type settingsView struct {
 	keyNote, envNote, result               *widget.Label
 	testBtn, saveBtn                       *widget.Button
 	testing                                *widget.Activity
+	secrets                                *secretsView
 }
 
 func newSettingsView(u *UI) *settingsView {
@@ -64,6 +66,7 @@ func newSettingsView(u *UI) *settingsView {
 	v.result.Hide()
 
 	model, agentForm := v.forms()
+	v.secrets = newSecretsView(u)
 	strip := widget.NewCheck("Shrink the window to a small strip while a run is active", func(on bool) {
 		u.autoStrip = on
 		u.app.Preferences().SetBool(PrefCompactWhileRunning, on)
@@ -77,6 +80,8 @@ func newSettingsView(u *UI) *settingsView {
 		heading("Model"), model, v.keyNote,
 		widget.NewSeparator(),
 		heading("Agent"), agentForm, v.envNote,
+		widget.NewSeparator(),
+		heading("Secrets"), v.secrets.content,
 		widget.NewSeparator(),
 		heading("Window"), strip, path)
 	footer := container.NewVBox(widget.NewSeparator(), centered(container.NewVBox(buttons, v.result), 760))
@@ -114,13 +119,10 @@ func (v *settingsView) forms() (model, agent *fyne.Container) {
 }
 
 func (v *settingsView) buildFields() {
-	names := []string{customPreset}
-	for _, p := range config.Presets() {
-		names = append(names, p.Name)
-	}
-	v.preset = widget.NewSelect(names, v.pickPreset)
+	v.preset = widget.NewSelect(pickerNames(), v.pickPreset)
+	v.preset.PlaceHolder = "(choose a preset to fill the fields)"
 	v.baseURL = widget.NewEntry()
-	v.baseURL.SetPlaceHolder("http://localhost:11434/v1")
+	v.baseURL.SetPlaceHolder("e.g. http://localhost:11434/v1 — or choose a preset")
 	v.model = widget.NewEntry()
 	v.model.SetPlaceHolder("e.g. qwen2.5vl:7b")
 	v.dialect = widget.NewSelect(dialectChoices(), func(string) { v.refreshDialectNote() })
@@ -129,7 +131,7 @@ func (v *settingsView) buildFields() {
 	v.dialectNote.Importance = widget.LowImportance
 	v.model.OnChanged = func(string) { v.refreshDialectNote() }
 	v.keyEnv = widget.NewEntry()
-	v.keyEnv.SetPlaceHolder("OPENAI_API_KEY")
+	v.keyEnv.SetPlaceHolder("e.g. OPENAI_API_KEY (empty: " + config.Defaults().APIKeyEnv + ")")
 	v.key = widget.NewPasswordEntry()
 	v.key.SetPlaceHolder("Paste your API key (leave empty for local servers)")
 	v.coords = widget.NewRadioGroup([]string{"pixels", "norm1000"}, nil)
@@ -158,18 +160,20 @@ func (v *settingsView) buildFields() {
 func (v *settingsView) load() {
 	u := v.u
 	f := formFrom(u.fileCfg)
-	sel := customPreset
-	for _, p := range config.Presets() {
-		if p.Name == f.Preset {
-			sel = p.Name
-		}
+	if p, ok := config.PresetByName(f.Preset); ok { // show the values the preset gives, as real values
+		f.BaseURL, f.Model, f.KeyEnv = cmp.Or(f.BaseURL, p.BaseURL), cmp.Or(f.Model, p.Model), cmp.Or(f.KeyEnv, p.KeyEnv)
 	}
 	v.preset.OnChanged = nil
-	v.preset.SetSelected(sel)
+	if f.Preset == "" && f.BaseURL == "" && f.Model == "" {
+		v.preset.ClearSelected() // nothing set up yet: the placeholder invites a choice
+	} else {
+		v.preset.SetSelected(pickerName(f.Preset))
+	}
 	v.preset.OnChanged = v.pickPreset
 	v.setForm(f)
 	v.key.SetText("")
 	v.refreshNotes()
+	v.secrets.load()
 	showIf(v.guidance, !u.configured())
 	if u.cfgErr != nil {
 		v.showResult(fmt.Sprintf("The config file has a problem: %v", u.cfgErr), true)
@@ -316,8 +320,8 @@ func (v *settingsView) testConnection() {
 		return
 	}
 	s, err := v.form().apply(u.fileCfg)
-	if err == nil && (s.BaseURL == "" || s.Model == "") {
-		err = fmt.Errorf("enter a base URL and a model first")
+	if err == nil {
+		err = missingFields(s)
 	}
 	var c config.Config
 	if err == nil {
@@ -335,22 +339,68 @@ func (v *settingsView) testConnection() {
 	v.testing.Show()
 	v.testing.Start()
 	v.showResult(fmt.Sprintf("Sending a small image to %s at %s…", c.Model, c.BaseURL), false)
+	u.testConnection(c, key, func(msg string, ok bool) {
+		v.testBtn.Enable()
+		v.testing.Stop()
+		v.testing.Hide()
+		v.showResult(msg, !ok)
+	})
+}
+
+// testConnection sends a tiny request with an image to c's endpoint in the
+// background; done gets a one-line result on the Fyne goroutine.
+func (u *UI) testConnection(c config.Config, key string, done func(msg string, ok bool)) {
 	test := u.deps.TestConnection
+	if test == nil {
+		done("Connection testing is not available in this build.", false)
+		return
+	}
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), connectionTimeout)
 		defer cancel()
 		err := test(ctx, c, key)
 		u.do(func() {
-			v.testBtn.Enable()
-			v.testing.Stop()
-			v.testing.Hide()
 			if err != nil {
-				v.showResult(fmt.Sprintf("Connection failed: %v", err), true)
+				done("Connection failed: "+oneLine(err.Error()), false)
 				return
 			}
-			v.showResult(fmt.Sprintf("Connected: %s answered a request with an image.", c.Model), false)
+			done(fmt.Sprintf("Connected: %s answered a request with an image.", c.Model), true)
 		})
 	}()
+}
+
+// testSaved tests the connection of the saved settings.
+func (u *UI) testSaved(done func(msg string, ok bool)) {
+	c, err := u.resolved()
+	if err == nil {
+		err = missingFields(u.cfg)
+	}
+	if err != nil {
+		done(err.Error(), false)
+		return
+	}
+	u.testConnection(c, u.apiKey(c), done)
+}
+
+// missingFields says which of base URL and model are empty, and that the
+// grey text in an empty field is only an example.
+func missingFields(s config.Settings) error {
+	var miss []string
+	if s.BaseURL == "" {
+		miss = append(miss, "Base URL")
+	}
+	if s.Model == "" {
+		miss = append(miss, "Model")
+	}
+	if len(miss) == 0 {
+		return nil
+	}
+	verb := "is"
+	if len(miss) > 1 {
+		verb = "are"
+	}
+	return fmt.Errorf("%s %s empty (grey text there is only an example): choose a preset, or type your server's address and model name",
+		strings.Join(miss, " and "), verb)
 }
 
 // centered limits content to width and centres it horizontally.

@@ -114,7 +114,7 @@ func TestSettingsKeyStorage(t *testing.T) {
 		// Runs get the key from the keyring.
 		h.u.tabs.Select(h.u.runTab)
 		h.start("x")
-		if k := h.runner.starts[0].key; k != "sk-secret-42" {
+		if k := h.runner.starts[0].keys.APIKey; k != "sk-secret-42" {
 			t.Errorf("run got key %q", k)
 		}
 	})

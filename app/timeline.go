@@ -87,8 +87,8 @@ func (c *stepCard) update(s *stepState) {
 	c.title.SetText(fmt.Sprintf("Step %d", s.N))
 	c.meta.SetText(stepMeta(s))
 	th := s.Thought()
-	if th == "" && !s.Replied {
-		th = "…"
+	if th == "" && !s.Replied && s.Ended == "" {
+		th = "…" // being written
 	}
 	c.thought.SetText(th)
 	showIf(c.thoughtPart, th != "")
@@ -128,6 +128,10 @@ func shownObservation(obs string) string {
 func stepMeta(s *stepState) string {
 	var parts []string
 	switch {
+	case s.Ended != "" && !s.Replied:
+		parts = append(parts, s.Ended)
+	case s.Ended != "":
+		parts = append(parts, "model "+seconds(s.ModelTime), s.Ended)
 	case !s.Replied:
 		parts = append(parts, "thinking…")
 	case !s.Observed:
@@ -169,6 +173,11 @@ type resultPanel struct {
 	detail  *widget.Label
 	copyBtn *widget.Button
 	full    string // the whole answer
+
+	// When the model never answered: what to do about the endpoint.
+	fix      *fyne.Container
+	testBtn  *widget.Button
+	testNote *widget.Label
 }
 
 func newResultPanel(u *UI) *resultPanel {
@@ -183,27 +192,42 @@ func newResultPanel(u *UI) *resultPanel {
 	r.detail.Wrapping = fyne.TextWrapWord
 	r.copyBtn = widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), r.copy)
 	head := container.NewBorder(nil, nil, r.icon, r.copyBtn, r.title)
-	r.content = tinted(theme.ColorNameSuccess, container.NewPadded(container.NewVBox(head, r.answer, r.detail)))
+	r.testBtn = widget.NewButtonWithIcon("Test connection", theme.MediaPlayIcon(), r.test)
+	settings := widget.NewButtonWithIcon("Settings", theme.SettingsIcon(), func() { u.tabs.Select(u.settingsTab) })
+	r.testNote = widget.NewLabel("")
+	r.testNote.Wrapping = fyne.TextWrapWord
+	r.testNote.Hide()
+	r.fix = container.NewVBox(container.NewHBox(r.testBtn, settings), r.testNote)
+	r.fix.Hide()
+	r.content = tinted(theme.ColorNameSuccess, container.NewPadded(container.NewVBox(head, r.answer, r.detail, r.fix)))
 	r.content.Hide()
 	return r
 }
 
 func (r *resultPanel) hide() { r.content.Hide() }
 
-// show renders the end of a run.
-func (r *resultPanel) show(f agent.Finished) {
+// show renders the end of a run; noModel says the run failed before the
+// model answered at all: the endpoint is the likely problem, and the panel
+// offers to test it and to open the settings.
+func (r *resultPanel) show(f agent.Finished, noModel bool) {
 	r.full = f.Answer
 	r.copyBtn.SetText("Copy")
 	r.title.SetText(resultTitle(f.Outcome))
 	r.answer.SetText(clipLines(f.Answer, maxAnswerLines))
 	showIf(r.answer, f.Answer != "")
 	showIf(r.copyBtn, f.Answer != "")
-	detail := fmt.Sprintf("%d steps in %s  ·  %s in / %s out", f.Steps, clock(f.Elapsed),
+	detail := fmt.Sprintf("%s in %s  ·  %s in / %s out", plural(f.Steps, "step"), clock(f.Elapsed),
 		tokens(f.Usage.Input), tokens(f.Usage.Output))
-	if f.Error != "" {
+	switch {
+	case noModel:
+		r.title.SetText("The model did not answer")
+		detail = modelProblem(f.Error)
+	case f.Error != "":
 		detail = f.Error + "\n" + detail
 	}
 	r.detail.SetText(detail)
+	showIf(r.fix, noModel)
+	r.testNote.Hide()
 	switch f.Outcome {
 	case agent.Answered:
 		r.icon.SetResource(theme.ConfirmIcon())
@@ -220,6 +244,34 @@ func (r *resultPanel) show(f agent.Finished) {
 	}
 	r.detail.Refresh()
 	r.content.Show()
+}
+
+// modelProblem is the error of a run whose model never answered, as one
+// line for the person: the prefixes the loop and the client wrap it in go,
+// the client's message (which names the URL and the likely fix) stays.
+func modelProblem(errText string) string {
+	s := strings.TrimSpace(errText)
+	for _, p := range []string{"model call: ", "planning: ", "llm: "} {
+		s = strings.TrimPrefix(s, p)
+	}
+	return oneLine(s)
+}
+
+// test checks the configured endpoint again from the failure panel.
+func (r *resultPanel) test() {
+	r.testBtn.Disable()
+	r.testNote.Importance = widget.MediumImportance
+	r.testNote.SetText("Testing the connection…")
+	r.testNote.Show()
+	r.u.testSaved(func(msg string, ok bool) {
+		r.testBtn.Enable()
+		r.testNote.SetText(msg)
+		r.testNote.Importance = widget.SuccessImportance
+		if !ok {
+			r.testNote.Importance = widget.DangerImportance
+		}
+		r.testNote.Refresh()
+	})
 }
 
 func resultTitle(o agent.Outcome) string {

@@ -130,7 +130,7 @@ func summaryLine(s trace.Summary) string {
 		out = "unfinished"
 	}
 	parts := []string{s.Started.Local().Format("Jan 2 15:04"), strings.ReplaceAll(out, "_", " "),
-		fmt.Sprintf("%d steps", s.Steps)}
+		plural(s.Steps, "step")}
 	if s.Model != "" {
 		parts = append(parts, s.Model)
 	}
@@ -167,19 +167,33 @@ func (v *tracesView) reload() {
 	}()
 }
 
+// consoleModel is the model name console sessions record (agent.NewConsole):
+// they are code typed by hand, not runs, and stay out of the list.
+const consoleModel = "console"
+
 func (v *tracesView) loaded(root string, items []trace.Summary, err error) {
-	v.items = items
+	runs := items[:0:0]
+	for _, s := range items {
+		if s.Model != consoleModel {
+			runs = append(runs, s)
+		}
+	}
+	v.items = runs
 	v.list.UnselectAll()
 	v.list.Refresh()
+	hidden := ""
+	if n := len(items) - len(runs); n > 0 {
+		hidden = fmt.Sprintf(" (%s not listed)", plural(n, "console session"))
+	}
 	switch {
 	case err != nil:
 		v.listNote.SetText(fmt.Sprintf("Could not list %s: %v", root, err))
 		v.listNote.Importance = widget.DangerImportance
-	case len(items) == 0:
-		v.listNote.SetText("No runs yet. Traces are kept in " + root)
+	case len(runs) == 0:
+		v.listNote.SetText("No runs yet. Traces are kept in " + root + hidden)
 		v.listNote.Importance = widget.LowImportance
 	default:
-		v.listNote.SetText(fmt.Sprintf("%d runs in %s", len(items), root))
+		v.listNote.SetText(fmt.Sprintf("%s in %s%s", plural(len(runs), "run"), root, hidden))
 		v.listNote.Importance = widget.LowImportance
 	}
 	v.listNote.Refresh()
@@ -205,8 +219,8 @@ func (v *tracesView) open(dir string) {
 		out = strings.ReplaceAll(t.End.Outcome, "_", " ")
 	}
 	us := t.Usage()
-	v.meta.SetText(fmt.Sprintf("%s  ·  %s  ·  %d steps in %s  ·  %s in / %s out  ·  %s",
-		t.Start.T.Local().Format("Mon Jan 2 2006 15:04"), out, t.StepCount(), clock(t.Elapsed()),
+	v.meta.SetText(fmt.Sprintf("%s  ·  %s  ·  %s in %s  ·  %s in / %s out  ·  %s",
+		t.Start.T.Local().Format("Mon Jan 2 2006 15:04"), out, plural(t.StepCount(), "step"), clock(t.Elapsed()),
 		tokens(us.In), tokens(us.Out), t.Start.Model))
 	a := t.Answer()
 	if t.End != nil && t.End.Error != "" {

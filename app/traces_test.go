@@ -96,8 +96,9 @@ func TestRunsView(t *testing.T) {
 		t.Error("'screen after the step' does not show step 1's observation frame")
 	}
 	test.Tap(tv.report)
-	if len(h.app.opened) != 1 || !strings.HasSuffix(h.app.opened[0], dir+"/report.html") {
-		t.Errorf("opened %v", h.app.opened)
+	h.q.waitFor(t, "the report to open", func() bool { return len(h.app.openedFiles()) == 1 })
+	if got := h.app.openedFiles(); !strings.HasSuffix(got[0], dir+"/report.html") {
+		t.Errorf("opened %v", got)
 	}
 }
 

@@ -8,18 +8,22 @@
 // widgets; background goroutines reach widgets only through fyne.Do.
 //
 // Window placement: while a run is active the window resizes itself to a small strip
-// (status, Pause, Stop). Fyne cannot move windows, so on X11 the app asks the window
-// manager itself (placer): the strip goes to the bottom-right corner of the work area
-// and stays above other windows, so Stop is always in reach; the full window comes
-// back where it was, raised, when the run ends. The agent masks deskpilot's own window
-// out of the screenshots it sends and refuses clicks into it, so the strip never gets
-// in the model's way.
+// (status, what the agent thinks and does, Pause, Stop); questions and approvals
+// show inside it, so the window stays compact unless the person expands it. Fyne
+// cannot move windows, so on X11 the app asks the window manager itself (placer):
+// the strip goes to a corner of the work area and stays above other windows, so Stop
+// is always in reach, and it moves to another corner when it covers the pointer, the
+// agent's last actions, the window the agent works in, or a point the agent is about
+// to click (the MakeRoom hook); the full window comes back where it was, raised, when
+// the run ends. The agent masks the visible parts of deskpilot's windows out of the
+// screenshots it sends and refuses clicks into them.
 package app
 
 import (
 	"deskpilot/internal/config"
 	"errors"
 	"fmt"
+	"image"
 	"os"
 	"time"
 
@@ -69,16 +73,20 @@ type UI struct {
 	st *strip
 
 	// The current run; gen tells events of an old run from the current one.
-	run       Run
-	gen       int
-	pending   int // gen of a run waiting for the strip to be in place; 0 = none
-	model     runModel
-	compact   bool // showing the strip
-	place     placer
-	autoStrip bool // shrink to the strip while running; default true
-	bigSize   fyne.Size
-	stopTick  chan struct{}
-	askEntry  *widget.Entry // the answer entry of an open ask dialog
+	run        Run
+	gen        int
+	pending    int // gen of a run waiting for the strip to be in place; 0 = none
+	model      runModel
+	compact    bool // showing the strip
+	place      placer
+	autoStrip  bool // shrink to the strip while running; default true
+	bigSize    fyne.Size
+	stopTick   chan struct{}
+	prompts    []*prompt     // questions and approvals waiting, the first on the screen
+	recent     []image.Point // the agent's last action points, root coordinates
+	refitting  bool          // a second fitStrip is due
+	open       func(path string) error
+	openFailed *widget.Label // the path shown when a report did not open
 }
 
 // New builds the main window on a and returns the UI. It loads the settings from
@@ -96,9 +104,10 @@ func newUI(a fyne.App, d Deps, do func(func()), now func() time.Time, tick time.
 	if env == nil {
 		env = os.LookupEnv
 	}
-	u := &UI{app: a, deps: d, do: do, now: now, tick: tick, env: env,
+	u := &UI{app: a, deps: d, do: do, now: now, tick: tick, env: env, open: openFile,
 		autoStrip: a.Preferences().BoolWithFallback(PrefCompactWhileRunning, true)}
 	u.loadConfig()
+	a.Settings().SetTheme(newReadableTheme())
 	if a.Icon() == nil {
 		a.SetIcon(icon())
 	}
@@ -113,7 +122,16 @@ func newUI(a fyne.App, d Deps, do func(func()), now func() time.Time, tick time.
 	}
 	u.win.Canvas().Focus(u.rv.task)
 	u.win.SetCloseIntercept(u.onClose)
+	u.win.Canvas().SetOnTypedKey(u.typedKey)
 	return u
+}
+
+// typedKey handles keys no widget took: Esc takes a running run's full
+// window back to the strip.
+func (u *UI) typedKey(k *fyne.KeyEvent) {
+	if k.Name == fyne.KeyEscape && u.run != nil && !u.compact && u.autoStrip && len(u.prompts) == 0 {
+		u.setCompact(true)
+	}
 }
 
 // Window is the main window.
@@ -178,6 +196,14 @@ func (u *UI) saveConfig(c config.Settings) error {
 	return nil
 }
 
+// environ lists the environment (KEY=value entries).
+func (u *UI) environ() []string {
+	if u.deps.Environ != nil {
+		return u.deps.Environ()
+	}
+	return os.Environ()
+}
+
 // resolved is the effective settings resolved, or an error naming the bad setting.
 func (u *UI) resolved() (config.Config, error) { return config.Resolve(u.cfg) }
 
@@ -191,8 +217,12 @@ func (u *UI) resolvedOrDefaults() config.Config {
 	return c
 }
 
-// configured reports whether a model endpoint and name are set.
-func (u *UI) configured() bool { return u.cfg.BaseURL != "" && u.cfg.Model != "" }
+// configured reports whether a model endpoint and name are set, directly or
+// through a preset.
+func (u *UI) configured() bool {
+	c, err := u.resolved()
+	return err == nil && c.HasModel()
+}
 
 // preset returns the preset named by the effective config, if any.
 func (u *UI) preset() *config.Preset {

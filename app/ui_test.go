@@ -67,8 +67,8 @@ func TestRunStartsOnFakeRunner(t *testing.T) {
 				t.Fatalf("runner started %d runs, want 1", len(starts))
 			}
 			s := starts[0]
-			if s.task != "Open the editor" || s.cfg.Model != "vision-7b" || s.key != "k-123" {
-				t.Errorf("started task=%q model=%q key=%q", s.task, s.cfg.Model, s.key)
+			if s.task != "Open the editor" || s.cfg.Model != "vision-7b" || s.keys.APIKey != "k-123" {
+				t.Errorf("started task=%q model=%q key=%q", s.task, s.cfg.Model, s.keys.APIKey)
 			}
 			if !h.u.compact || h.u.win.Content() != h.u.st.content {
 				t.Error("window did not shrink to the strip while running")
@@ -125,7 +125,7 @@ func TestEventsRenderAsCards(t *testing.T) {
 		{"error", c2.errLabel.Text, "line 1: undefined: pres"},
 		{"state", v.state.Text, "Thinking"},
 		{"status", v.status.Text, "Step 2 / 30  ·  0:42  ·  2.7k in  ·  140 out  ·  $0.0065"},
-		{"live caption", v.liveCaption.Text, "after step 1  ·  160×90 px"},
+		{"live caption", v.liveCaption.Text, "after step 1  ·  160×90 px  ·  click to enlarge"},
 	}
 	for _, c := range checks {
 		if c.got != c.want {
@@ -141,7 +141,7 @@ func TestEventsRenderAsCards(t *testing.T) {
 	if c1.content.fill == theme.ColorNameError || c1.errPart.Visible() {
 		t.Error("the good step is marked as failed")
 	}
-	if !v.live.Visible() || v.live.Image != h.u.model.Frame {
+	if !v.live.Visible() || v.live.image() != h.u.model.Frame {
 		t.Error("live view does not show the newest frame")
 	}
 	c1.content.Resize(fyne.NewSize(560, c1.content.MinSize().Height))
@@ -173,8 +173,9 @@ func TestFinishedShowsAnswer(t *testing.T) {
 		t.Errorf("clipboard = %q", got)
 	}
 	test.Tap(v.reportBtn)
-	if len(h.app.opened) != 1 || !strings.HasSuffix(h.app.opened[0], "/report.html") {
-		t.Errorf("opened %v, want the report", h.app.opened)
+	h.q.waitFor(t, "the report to open", func() bool { return len(h.app.openedFiles()) == 1 })
+	if got := h.app.openedFiles(); !strings.HasSuffix(got[0], "/report.html") {
+		t.Errorf("opened %v, want the report", got)
 	}
 	r.content.Resize(fyne.NewSize(520, r.content.MinSize().Height))
 	assertMarkup(t, "result_answer.xml", r.content)
@@ -215,8 +216,11 @@ func TestPausedShowsBanner(t *testing.T) {
 	if !v.banner.Visible() || !strings.Contains(v.bannerReason.Text, "you moved the mouse") {
 		t.Fatalf("banner visible=%v text=%q", v.banner.Visible(), v.bannerReason.Text)
 	}
-	if h.u.st.line.Text != "You took over — the agent is paused. Resume when you are done." || h.u.st.pause.Text != "Resume" {
-		t.Errorf("strip: line=%q button=%q", h.u.st.line.Text, h.u.st.pause.Text)
+	if h.u.st.thought.Text != "You took over — the agent is paused. Resume when you are done." || h.u.st.pause.Text != "Resume" {
+		t.Errorf("strip: line=%q button=%q", h.u.st.thought.Text, h.u.st.pause.Text)
+	}
+	if v.bannerTitle.Text != "You took over — the agent is paused" {
+		t.Errorf("banner title %q", v.bannerTitle.Text)
 	}
 	h.u.st.content.Resize(fyne.NewSize(stripWidth, h.u.st.content.MinSize().Height))
 	assertMarkup(t, "strip_paused.xml", h.u.st.content)
@@ -234,6 +238,14 @@ func TestPausedShowsBanner(t *testing.T) {
 	test.Tap(v.pauseBtn)
 	if run.pauses != 1 {
 		t.Errorf("Pause called %d times", run.pauses)
+	}
+	// Paused with the button, the person did not take over.
+	h.emit(agent.Paused{Step: 1, Reason: "paused by the person"})
+	if strings.Contains(v.bannerTitle.Text, "took over") || strings.Contains(v.bannerReason.Text, "paused by the person") {
+		t.Errorf("after Pause: banner %q / %q; the person pressed Pause, they did not take over", v.bannerTitle.Text, v.bannerReason.Text)
+	}
+	if th := h.u.st.thought.Text; strings.Contains(th, "took over") {
+		t.Errorf("after Pause, the strip says %q", th)
 	}
 }
 

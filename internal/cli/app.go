@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"sync"
 
@@ -46,8 +47,8 @@ type appRunner struct {
 	ocr *ocr.Reader // nil: each run tries to make its own
 }
 
-func (r *appRunner) Start(task string, cfg config.Config, apiKey string, h agent.Hooks) (app.Run, error) {
-	ready, err := r.s.open(r.ctx, cfg, wiring.Options{APIKey: apiKey, HasWindow: true, OCR: r.ocr})
+func (r *appRunner) Start(task string, cfg config.Config, keys app.Keys, h agent.Hooks) (app.Run, error) {
+	ready, err := r.s.open(r.ctx, cfg, wiring.Options{APIKey: keys.APIKey, Secrets: keys.Secrets, HasWindow: true, OCR: r.ocr})
 	if err != nil {
 		return nil, err
 	}
@@ -103,12 +104,28 @@ func testConnection(ctx context.Context, cfg config.Config, apiKey string) error
 // keyringService names deskpilot's entries in the OS keyring.
 const keyringService = "deskpilot"
 
-// osKeyring stores API keys in the Secret Service (GNOME Keyring, KWallet).
+// osKeyring stores API keys and type_secret values in the Secret Service
+// (GNOME Keyring, KWallet).
 type osKeyring struct{}
 
-func (osKeyring) Get(account string) (string, error) { return keyring.Get(keyringService, account) }
+func (osKeyring) Get(account string) (string, error) {
+	v, err := keyring.Get(keyringService, account)
+	if errors.Is(err, keyring.ErrNotFound) {
+		return "", fmt.Errorf("%s: %w", account, app.ErrNoSecret)
+	}
+	return v, err
+}
+
 func (osKeyring) Set(account, secret string) error {
 	return keyring.Set(keyringService, account, secret)
+}
+
+func (osKeyring) Delete(account string) error {
+	err := keyring.Delete(keyringService, account)
+	if errors.Is(err, keyring.ErrNotFound) {
+		return fmt.Errorf("%s: %w", account, app.ErrNoSecret)
+	}
+	return err
 }
 
 // openKeyring returns the OS keyring, or nil when there is none (no Secret Service

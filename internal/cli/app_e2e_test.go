@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"image/color"
 	"image/png"
 	"os"
 	"os/exec"
@@ -52,7 +53,13 @@ type appE2E struct {
 	shots  string
 }
 
-func startAppE2E(t *testing.T) *appE2E {
+// appSetup changes what startAppE2E writes before the app starts.
+type appSetup struct {
+	cfg     config.Settings
+	noStrip bool // the app keeps its full window while running
+}
+
+func startAppE2E(t *testing.T, opts ...func(*appSetup)) *appE2E {
 	bin := buildDeskpilot(t)
 	d, err := xdisplay.Attach("")
 	if err != nil {
@@ -80,9 +87,23 @@ func startAppE2E(t *testing.T) *appE2E {
 		"DESKPILOT_PRESET", "DBUS_SESSION_BUS_ADDRESS"} {
 		t.Setenv(k, "")
 	}
-	cfg := config.Settings{BaseURL: h.srv.URL, Model: "scripted", TraceDir: h.traces, MaxSteps: 8, TimeoutSec: 30}
-	if err := config.SaveFile(config.Path(), cfg); err != nil {
+	setup := appSetup{cfg: config.Settings{BaseURL: h.srv.URL, Model: "scripted", TraceDir: h.traces, MaxSteps: 8, TimeoutSec: 30}}
+	for _, o := range opts {
+		o(&setup)
+	}
+	if err := config.SaveFile(config.Path(), setup.cfg); err != nil {
 		t.Fatal(err)
+	}
+	if setup.noStrip {
+		// Fyne keeps preferences under the config folder, by app ID.
+		prefs := filepath.Join(dir, "config", "fyne", app.ID, "preferences.json")
+		if err := os.MkdirAll(filepath.Dir(prefs), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		data := fmt.Sprintf(`{%q: false}`, app.PrefCompactWhileRunning)
+		if err := os.WriteFile(prefs, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	h.app, err = d.StartApp(t.Context(), bin)
 	if err != nil {
@@ -478,25 +499,41 @@ func center(t *testing.T, f *testapps.Form, name string, req llmtest.Request) st
 func (h *appE2E) resume() {
 	h.t.Helper()
 	w := h.waitWindow()
-	img, err := h.sc.Capture(h.t.Context(), w.Bounds)
+	box, ok := h.colourBox(w.Bounds, isPrimary)
+	if !ok {
+		h.t.Fatalf("no Resume button on the app window %v (blue area %v)", w.Bounds, box)
+	}
+	h.clickAt(mid(box))
+}
+
+// isPrimary is the fill of a primary (blue) button, as the app's theme draws it.
+func isPrimary(c color.RGBA) bool { return c.B > 180 && c.R < 110 && int(c.B)-int(c.G) > 60 }
+
+// colourBox returns the bounding box, root coordinates, of the pixels of area
+// that match, and whether it is big enough to be a button.
+func (h *appE2E) colourBox(area image.Rectangle, match func(color.RGBA) bool) (image.Rectangle, bool) {
+	img, err := h.sc.Capture(h.t.Context(), area)
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	var box image.Rectangle
 	for y := img.Rect.Min.Y; y < img.Rect.Max.Y; y++ {
 		for x := img.Rect.Min.X; x < img.Rect.Max.X; x++ {
-			c := img.RGBAAt(x, y)
-			if c.B > 180 && c.R < 110 && int(c.B)-int(c.G) > 60 {
+			if match(img.RGBAAt(x, y)) {
 				box = box.Union(image.Rect(x, y, x+1, y+1))
 			}
 		}
 	}
-	if box.Dx() < 20 || box.Dy() < 10 {
-		h.t.Fatalf("no Resume button on the app window %v (blue area %v)", w.Bounds, box)
-	}
-	box = box.Add(w.Bounds.Min.Sub(img.Rect.Min)) // the capture may start at 0, 0
-	at := actions.Point{X: (box.Min.X + box.Max.X) / 2, Y: (box.Min.Y + box.Max.Y) / 2}
-	if err := h.person.Click(h.t.Context(), at, actions.Left, 1); err != nil {
+	box = box.Add(area.Min.Sub(img.Rect.Min)) // the capture may start at 0, 0
+	return box, box.Dx() >= 20 && box.Dy() >= 10
+}
+
+func mid(r image.Rectangle) image.Point { return image.Pt((r.Min.X+r.Max.X)/2, (r.Min.Y+r.Max.Y)/2) }
+
+// clickAt clicks at p as the person.
+func (h *appE2E) clickAt(p image.Point) {
+	h.t.Helper()
+	if err := h.person.Click(h.t.Context(), actions.Point{X: p.X, Y: p.Y}, actions.Left, 1); err != nil {
 		h.t.Fatal(err)
 	}
 }

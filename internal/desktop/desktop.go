@@ -76,6 +76,11 @@ type backend interface {
 	// displayEnv are the variables that point a program at this desktop
 	// ("DISPLAY=:1", "XAUTHORITY=..."); nil when the session's own do.
 	displayEnv() []string
+	// ownInput is when a person last gave input to one of this process's
+	// windows; zero when never or when the backend cannot tell. Called only
+	// when Options.HasWindow; it must be cheap (the agent calls it before
+	// every input action).
+	ownInput() time.Time
 	close() error
 }
 
@@ -241,6 +246,19 @@ func setEnv(env []string, kvs ...string) []string {
 		}
 	}
 	return append(out, kvs...)
+}
+
+// OwnInput reports when a person last gave input to one of deskpilot's own
+// windows: the pointer moving over them, a button released or a key pressed
+// there, the pointer entering or leaving one. The agent does not count input
+// that went there as a takeover. Zero when there was none, when this process
+// shows no window (Options.HasWindow false), or when the backend cannot tell
+// (only x11 and robotgo on Linux can).
+func (d *Desktop) OwnInput() time.Time {
+	if !d.own {
+		return time.Time{}
+	}
+	return d.b.ownInput()
 }
 
 // Launch starts a program on this desktop, detached from deskpilot (its own

@@ -120,6 +120,14 @@ func (b *rgLinux) ownWindows() ([]image.Rectangle, error) {
 
 func (b *rgLinux) displayEnv() []string { return nil }
 
+// ownInput is when input last reached this process's windows (the x11 tracker).
+func (b *rgLinux) ownInput() time.Time {
+	if b.own == nil {
+		return time.Time{}
+	}
+	return b.own.lastOwnInput()
+}
+
 // checkKeys refuses keys whose keysym the keymap lacks: robotgo would send
 // keycode 0, and the BadValue error would end the process in Xlib.
 func (b *rgLinux) checkKeys(keys []string) error {

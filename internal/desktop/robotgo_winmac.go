@@ -59,6 +59,10 @@ func (b *rgNative) ownWindows() ([]image.Rectangle, error) { return systemOwnWin
 
 func (b *rgNative) displayEnv() []string { return nil }
 
+// ownInput is unknown here: no input to deskpilot's windows is told apart,
+// so using them during a run counts as a takeover.
+func (b *rgNative) ownInput() time.Time { return time.Time{} }
+
 // checkKeys accepts every key: robotgo maps the key names itself here and
 // reports the ones it lacks as errors.
 func (b *rgNative) checkKeys([]string) error { return nil }

@@ -8,6 +8,7 @@ import (
 	"image"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
@@ -39,8 +40,11 @@ type windowTracker struct {
 	pending []xgb.Event
 	visible []image.Rectangle // cached visibleParts; valid unless dirty
 	dirty   bool
-	err     error // why the event loop ended
-	done    chan struct{}
+	// ownInput is when the last input event reached one of this process's
+	// windows (motion, a button released, a key, the pointer coming or going).
+	ownInput time.Time
+	err      error // why the event loop ended
+	done     chan struct{}
 }
 
 // topWindow is one child of the root.
@@ -49,7 +53,14 @@ type topWindow struct {
 	rect   image.Rectangle // frame, border included, root coordinates
 	mapped bool
 	owner  ownerState
+	client xproto.Window // the window that names the owner (id itself, or inside a frame)
 }
+
+// ownInputMask is the input the tracker watches on this process's windows, to
+// tell a person using deskpilot from one taking over. ButtonPress is missing:
+// X lets one client only select it on a window, and the toolkit has.
+const ownInputMask = xproto.EventMaskPointerMotion | xproto.EventMaskButtonRelease | xproto.EventMaskKeyPress |
+	xproto.EventMaskEnterWindow | xproto.EventMaskLeaveWindow
 
 // ownerState says whether a window is known to be deskpilot's.
 type ownerState int8
@@ -151,6 +162,12 @@ func (t *windowTracker) loop() {
 		if ev == nil {
 			continue // an X error from a request of ours; the state is unchanged
 		}
+		if isOwnInput(ev) {
+			t.mu.Lock()
+			t.ownInput = time.Now()
+			t.mu.Unlock()
+			continue
+		}
 		t.mu.Lock()
 		if t.ready {
 			t.apply(ev)
@@ -159,6 +176,29 @@ func (t *windowTracker) loop() {
 		}
 		t.mu.Unlock()
 	}
+}
+
+// isOwnInput reports whether ev is input to one of this process's windows:
+// the tracker selects input events on those only (ownInputMask). Crossings a
+// grab makes are not the person's doing.
+func isOwnInput(ev xgb.Event) bool {
+	switch e := ev.(type) {
+	case xproto.MotionNotifyEvent, xproto.ButtonReleaseEvent, xproto.KeyPressEvent:
+		return true
+	case xproto.EnterNotifyEvent:
+		return e.Mode == xproto.NotifyModeNormal
+	case xproto.LeaveNotifyEvent:
+		return e.Mode == xproto.NotifyModeNormal
+	}
+	return false
+}
+
+// lastOwnInput is when input last reached one of this process's windows; zero
+// before any did.
+func (t *windowTracker) lastOwnInput() time.Time {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.ownInput
 }
 
 // apply updates the state from one event. Called locked.
@@ -256,15 +296,23 @@ func (t *windowTracker) ownWindows() ([]image.Rectangle, error) {
 		}
 	}
 	t.mu.Unlock()
-	owners := make(map[xproto.Window]ownerState, len(unknown))
+	type owner struct {
+		state  ownerState
+		client xproto.Window
+	}
+	owners := make(map[xproto.Window]owner, len(unknown))
 	for _, id := range unknown {
-		owners[id] = t.ownerOf(id)
+		st, client := t.ownerOf(id)
+		if st == ownerSelf {
+			t.watchInput(id, client)
+		}
+		owners[id] = owner{st, client}
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, w := range t.wins {
 		if o, ok := owners[w.id]; ok && w.owner == ownerUnknown {
-			w.owner, t.dirty = o, true
+			w.owner, w.client, t.dirty = o.state, o.client, true
 		}
 	}
 	if t.dirty {
@@ -280,36 +328,52 @@ func (t *windowTracker) ownWindows() ([]image.Rectangle, error) {
 }
 
 // ownerOf reads _NET_WM_PID of w or, for a window-manager frame, of the
-// client inside it (up to two levels down).
-func (t *windowTracker) ownerOf(w xproto.Window) ownerState {
-	pid, ok := t.wmPID(w, 2)
+// client inside it (up to two levels down); it also returns the window that
+// carries it.
+func (t *windowTracker) ownerOf(w xproto.Window) (ownerState, xproto.Window) {
+	pid, client, ok := t.wmPID(w, 2)
 	switch {
 	case !ok:
-		return ownerOther
+		return ownerOther, 0
 	case pid == t.pid:
-		return ownerSelf
+		return ownerSelf, client
 	}
-	return ownerOther
+	return ownerOther, client
 }
 
-func (t *windowTracker) wmPID(w xproto.Window, depth int) (int, bool) {
+func (t *windowTracker) wmPID(w xproto.Window, depth int) (int, xproto.Window, bool) {
 	p, err := xproto.GetProperty(t.query, false, w, t.pidAtom, xproto.AtomCardinal, 0, 1).Reply()
 	if err == nil && p.Format == 32 && len(p.Value) >= 4 {
-		return int(xgb.Get32(p.Value)), true
+		return int(xgb.Get32(p.Value)), w, true
 	}
 	if depth == 0 {
-		return 0, false
+		return 0, 0, false
 	}
 	tree, err := xproto.QueryTree(t.query, w).Reply()
 	if err != nil {
-		return 0, false
+		return 0, 0, false
 	}
 	for _, c := range tree.Children {
-		if pid, ok := t.wmPID(c, depth-1); ok {
-			return pid, true
+		if pid, client, ok := t.wmPID(c, depth-1); ok {
+			return pid, client, true
 		}
 	}
-	return 0, false
+	return 0, 0, false
+}
+
+// watchInput selects the input events of ownInputMask on one of this
+// process's windows and on the window manager's frame around it (its title
+// bar: the person moving the strip), over the event connection. Selecting is
+// not exclusive for these events, so the toolkit still gets them.
+func (t *windowTracker) watchInput(frame, client xproto.Window) {
+	for _, w := range []xproto.Window{frame, client} {
+		if w != 0 {
+			xproto.ChangeWindowAttributes(t.events, w, xproto.CwEventMask, []uint32{ownInputMask})
+		}
+		if client == frame {
+			break
+		}
+	}
 }
 
 // close ends the event loop and closes both connections.

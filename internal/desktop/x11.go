@@ -91,6 +91,15 @@ func (x *x11) ownWindows() ([]image.Rectangle, error) {
 	return x.sc.WindowsOfPID(os.Getpid())
 }
 
+// ownInput is when input last reached this process's windows (the tracker
+// watches them); zero without a tracker.
+func (x *x11) ownInput() time.Time {
+	if x.own == nil {
+		return time.Time{}
+	}
+	return x.own.lastOwnInput()
+}
+
 // foreignDisplay reports whether the display is not this session's
 // ($DISPLAY): then $AT_SPI_BUS_ADDRESS names this session's accessibility
 // bus, not the display's.

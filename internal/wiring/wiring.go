@@ -203,7 +203,7 @@ func NewAgent(ctx context.Context, cfg config.Config, d *desktop.Desktop, o Opti
 		Version:      o.Version,
 	}
 	if o.HasWindow {
-		a.OwnWindows = d.OwnWindows
+		a.OwnWindows, a.OwnInput = d.OwnWindows, d.OwnInput
 	}
 	tools, err := researchTools(ctx, cfg, a, model, o)
 	if err != nil {

@@ -86,7 +86,7 @@ type fakeRunner struct {
 	takeover  int
 }
 
-func (f *fakeRunner) Start(task string, cfg config.Config, _ string, h agent.Hooks) (app.Run, error) {
+func (f *fakeRunner) Start(task string, cfg config.Config, _ app.Keys, h agent.Hooks) (app.Run, error) {
 	r := &fakeRun{painter: f.painter, traceRoot: f.traceRoot, script: haikuScript(), ask: f.ask,
 		takeover: f.takeover, done: make(chan struct{}), resume: make(chan string, 1), model: cfg.Model}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
@@ -284,7 +284,14 @@ func (s *memSecrets) Get(account string) (string, error) {
 	if v, ok := s.m[account]; ok {
 		return v, nil
 	}
-	return "", errors.New("secret not found in keyring")
+	return "", fmt.Errorf("%s: %w", account, app.ErrNoSecret)
+}
+
+func (s *memSecrets) Delete(account string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.m, account)
+	return nil
 }
 
 func (s *memSecrets) Set(account, secret string) error {
