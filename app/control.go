@@ -33,6 +33,11 @@ func (u *UI) startRun() {
 		return
 	}
 	v.setHint("")
+	follow := ""
+	if v.follow.Visible() && v.follow.Checked {
+		follow = u.followTrace
+	}
+	u.offerFollowUp("")
 	u.gen++
 	gen := u.gen
 	cfg, err := u.resolved()
@@ -46,14 +51,32 @@ func (u *UI) startRun() {
 	u.pending = gen
 	v.runBtn.Disable()
 	if !u.autoStrip {
-		u.beginRun(gen, task, cfg)
+		u.beginRun(gen, task, cfg, follow)
 		return
 	}
-	u.compactThen(true, func() { u.beginRun(gen, task, cfg) })
+	u.compactThen(true, func() { u.beginRun(gen, task, cfg, follow) })
 }
 
-// beginRun starts run gen prepared by startRun, unless Stop cancelled it meanwhile.
-func (u *UI) beginRun(gen int, task string, cfg config.Config) {
+// offerFollowUp shows the follow-up choice for the answered run recorded in
+// trace ("" hides it), checked: a chat-style next turn is what a person who
+// just got an answer most often wants. Only a runner that can continue runs
+// gets it.
+func (u *UI) offerFollowUp(trace string) {
+	if _, ok := u.deps.Runner.(FollowUpRunner); !ok {
+		trace = ""
+	}
+	u.followTrace = trace
+	if trace == "" {
+		u.rv.follow.Hide()
+		return
+	}
+	u.rv.follow.SetChecked(true)
+	u.rv.follow.Show()
+}
+
+// beginRun starts run gen prepared by startRun, unless Stop cancelled it
+// meanwhile: a follow-up of the run recorded in follow when it is not "".
+func (u *UI) beginRun(gen int, task string, cfg config.Config, follow string) {
 	if u.pending != gen {
 		return
 	}
@@ -63,7 +86,12 @@ func (u *UI) beginRun(gen int, task string, cfg config.Config) {
 		u.abortStart(fmt.Sprintf("Could not read the secrets: %v", err))
 		return
 	}
-	run, err := u.deps.Runner.Start(task, cfg, keys, u.hooks(gen))
+	var run Run
+	if fr, ok := u.deps.Runner.(FollowUpRunner); ok && follow != "" {
+		run, err = fr.Continue(follow, task, cfg, keys, u.hooks(gen))
+	} else {
+		run, err = u.deps.Runner.Start(task, cfg, keys, u.hooks(gen))
+	}
 	if err != nil {
 		u.abortStart(fmt.Sprintf("Could not start: %v", err))
 		return
@@ -152,6 +180,9 @@ func (u *UI) finish() {
 	u.stopTicker()
 	u.rv.setRunning(false)
 	u.rv.showFinished()
+	if u.model.Result.Outcome == agent.Answered && !u.model.Vanished {
+		u.offerFollowUp(u.model.TraceDir)
+	}
 	u.setCompact(false)
 	u.refreshState()
 }

@@ -15,6 +15,14 @@ type Runner interface {
 	Start(task string, cfg config.Config, keys Keys, h agent.Hooks) (Run, error)
 }
 
+// FollowUpRunner is a Runner that can also start follow-up turns: a run whose
+// model first gets the run recorded in traceDir (its task, replies and
+// observations, and the runs it followed up), then task. The app offers it
+// after an answer.
+type FollowUpRunner interface {
+	Continue(traceDir, task string, cfg config.Config, keys Keys, h agent.Hooks) (Run, error)
+}
+
 // Keys are the secrets a run gets from the app.
 type Keys struct {
 	// APIKey is the model's key: the environment variable cfg.APIKeyEnv names,

@@ -180,11 +180,12 @@ func (h *harness) start(task string) *fakeRun {
 }
 
 type started struct {
-	task  string
-	cfg   config.Config
-	keys  Keys
-	hooks agent.Hooks
-	run   *fakeRun
+	task   string
+	cfg    config.Config
+	keys   Keys
+	hooks  agent.Hooks
+	run    *fakeRun
+	follow string // the trace a follow-up continues; "" for a new run
 }
 
 // fakeRunner records the runs it is asked to start.
@@ -195,13 +196,18 @@ type fakeRunner struct {
 }
 
 func (f *fakeRunner) Start(task string, cfg config.Config, keys Keys, h agent.Hooks) (Run, error) {
+	return f.Continue("", task, cfg, keys, h)
+}
+
+// Continue records a follow-up of the run in traceDir ("" = a new run).
+func (f *fakeRunner) Continue(traceDir, task string, cfg config.Config, keys Keys, h agent.Hooks) (Run, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.err != nil {
 		return nil, f.err
 	}
 	r := &fakeRun{done: make(chan struct{})}
-	f.starts = append(f.starts, started{task, cfg, keys, h, r})
+	f.starts = append(f.starts, started{task, cfg, keys, h, r, traceDir})
 	return r, nil
 }
 

@@ -80,6 +80,7 @@ type runView struct {
 	picker                    *widget.Select
 	modelInfo                 *widget.Label
 	hint                      *widget.Label
+	follow                    *widget.Check // the next task follows up the last answer
 
 	banner       fyne.CanvasObject
 	bannerTitle  *widget.Label
@@ -125,12 +126,14 @@ func newRunView(u *UI) *runView {
 	v.hint = widget.NewLabel("")
 	v.hint.Importance = widget.WarningImportance
 	v.hint.Hide()
+	v.follow = widget.NewCheck("Follow up on this answer (the model keeps the run's history)", nil)
+	v.follow.Hide()
 	v.refreshPicker()
 
 	buttons := container.NewHBox(v.pauseBtn, v.stopBtn, v.runBtn)
 	picker := container.NewGridWrap(fyne.NewSize(260, v.picker.MinSize().Height), v.picker)
 	model := container.NewBorder(nil, nil, container.NewHBox(widget.NewLabel("Model"), picker), buttons, v.modelInfo)
-	top := container.NewBorder(nil, container.NewVBox(model, v.hint), nil, nil, v.task)
+	top := container.NewBorder(nil, container.NewVBox(model, v.follow, v.hint), nil, nil, v.task)
 
 	v.buildBanner()
 	v.buildLive()

@@ -54,6 +54,10 @@ type UI struct {
 	win  fyne.Window
 	deps Deps
 
+	// followTrace is the trace of the last answered run, which the next task
+	// may follow up (runView.follow); "" when there is none.
+	followTrace string
+
 	do   func(func())     // runs f on the Fyne goroutine; fyne.Do in production
 	now  func() time.Time // clock for the status bar
 	tick time.Duration    // status refresh while running; 0 = none

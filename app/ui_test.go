@@ -302,3 +302,55 @@ func TestCheckDisplay(t *testing.T) {
 		})
 	}
 }
+
+// After an answer the next task follows it up (checked by default): the
+// runner is asked to continue the answered run's trace. Unchecked, or after a
+// run that gave no answer, the next task is a new run.
+func TestFollowUpAfterAnAnswer(t *testing.T) {
+	h := newHarness(t, configured(t))
+	v := h.u.rv
+	if v.follow.Visible() {
+		t.Fatal("a follow-up is offered before any run")
+	}
+	run := h.start("find the invoice total")
+	trace := t.TempDir()
+	h.emit(agent.Finished{Outcome: agent.Answered, Answer: "1,250.00 EUR", Steps: 3, TraceDir: trace})
+	run.finish()
+	h.q.flush()
+	if !v.follow.Visible() || !v.follow.Checked {
+		t.Fatalf("after an answer: follow-up visible=%v checked=%v", v.follow.Visible(), v.follow.Checked)
+	}
+	v.task.SetText("")
+	h.start("now convert it to dollars")
+	last := h.runner.starts[len(h.runner.starts)-1]
+	if last.follow != trace || last.task != "now convert it to dollars" {
+		t.Errorf("the follow-up started %+v; want a continuation of %s", last, trace)
+	}
+	if v.follow.Visible() {
+		t.Error("the follow-up choice stays on screen during the run")
+	}
+
+	// The follow-up failed: nothing to follow up, the next task is new.
+	h.emit(agent.Finished{Outcome: agent.Failed, Error: "model down", TraceDir: t.TempDir()})
+	h.runner.last(t).finish()
+	h.q.flush()
+	if v.follow.Visible() {
+		t.Error("a follow-up is offered after a failed run")
+	}
+	v.task.SetText("")
+	h.start("something else")
+	if f := h.runner.starts[len(h.runner.starts)-1].follow; f != "" {
+		t.Errorf("after a failure the next run continues %q", f)
+	}
+
+	// Answered again, but the person unticks the choice: a new run.
+	h.emit(agent.Finished{Outcome: agent.Answered, Answer: "ok", TraceDir: t.TempDir()})
+	h.runner.last(t).finish()
+	h.q.flush()
+	test.Tap(v.follow)
+	v.task.SetText("")
+	h.start("unrelated task")
+	if f := h.runner.starts[len(h.runner.starts)-1].follow; f != "" {
+		t.Errorf("unticked, the next run still continues %q", f)
+	}
+}

@@ -48,11 +48,24 @@ type appRunner struct {
 }
 
 func (r *appRunner) Start(task string, cfg config.Config, keys app.Keys, h agent.Hooks) (app.Run, error) {
+	return r.run(nil, task, cfg, keys, h)
+}
+
+// Continue starts a follow-up of the run recorded in traceDir.
+func (r *appRunner) Continue(traceDir, task string, cfg config.Config, keys app.Keys, h agent.Hooks) (app.Run, error) {
+	priors, err := agent.ReadPriors(traceDir)
+	if err != nil {
+		return nil, err
+	}
+	return r.run(priors, task, cfg, keys, h)
+}
+
+func (r *appRunner) run(priors []agent.Prior, task string, cfg config.Config, keys app.Keys, h agent.Hooks) (app.Run, error) {
 	ready, err := r.s.open(r.ctx, cfg, wiring.Options{APIKey: keys.APIKey, Secrets: keys.Secrets, HasWindow: true, OCR: r.ocr})
 	if err != nil {
 		return nil, err
 	}
-	s := ready.Agent.Start(r.ctx, task, h)
+	s := ready.Agent.Continue(r.ctx, priors, task, h)
 	go func() {
 		<-s.Done()
 		ready.Close()

@@ -224,6 +224,12 @@ func (h *appE2E) takeover() {
 		h.shot("fail-no-second-run")
 		t.Fatal("the second run never asked the model")
 	}
+	// The first run answered, so the app offered a follow-up (ticked): this run's
+	// model first gets the first run's task and replies.
+	if body := string(h.srv.Requests()[before].Body); !strings.Contains(body, "Fill in the form with the name Ada Lovelace") ||
+		!strings.Contains(body, "follow-up") {
+		t.Errorf("the second run is no follow-up of the first: its request lacks the first task")
+	}
 	// Into the agent's wait(2); moving earlier, before the wait began, would be
 	// caught by the same check before the click.
 	time.Sleep(300 * time.Millisecond)
