@@ -103,11 +103,11 @@ func TestDeadEndpointPanel(t *testing.T) {
 			mu.Lock()
 			tested = append(tested, c)
 			mu.Unlock()
-			return fmt.Errorf("cannot reach the model at %s: connection refused — is the model server running on this machine?", c.BaseURL)
+			return fmt.Errorf("cannot reach the model at %s: connection refused — check that the model server is running on this machine", c.BaseURL)
 		}
 	})
 	run := h.start("Write a haiku")
-	line := "cannot reach the model at http://127.0.0.1:9/v1: connection refused — is the model server running on this machine?; `deskpilot doctor` checks the setup"
+	line := "cannot reach the model at http://127.0.0.1:9/v1: connection refused — check that the model server is running on this machine; `deskpilot doctor` checks the setup"
 	h.emit(agent.RunStarted{Task: "Write a haiku", Model: "vision-7b", MaxSteps: 30, Time: runStart},
 		agent.StepStarted{Step: 1, Max: 30, Time: runStart},
 		agent.Finished{Outcome: agent.Failed, Steps: 1, Error: "model call: " + line})

@@ -262,7 +262,7 @@ func serverHint(u *url.URL) string {
 	case local && u.Port() == "8080":
 		return "is llama.cpp's server running? Start it with `llama-server -m MODEL.gguf --mmproj MMPROJ.gguf`" + doctor
 	case local:
-		return "is the model server running on this machine?" + doctor
+		return "check that the model server is running on this machine" + doctor
 	}
 	return "check the base URL and your network" + doctor
 }

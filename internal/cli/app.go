@@ -9,6 +9,7 @@ import (
 
 	"github.com/zalando/go-keyring"
 
+	"deskpilot/actions/inspect"
 	"deskpilot/agent"
 	"deskpilot/app"
 	"deskpilot/internal/config"
@@ -28,6 +29,10 @@ func runApp(ctx context.Context, s *settings) error {
 		r.ocr = reader
 		defer reader.Close()
 	}
+	// One PDF engine too: it starts on the first PDF a run reads (seconds),
+	// and later runs reuse it.
+	r.pdf = inspect.NewPDFEngine(inspect.PDFOptions{})
+	defer r.pdf.Close()
 	ui := app.New(app.NewFyneApp(), app.Deps{
 		Runner:         r,
 		Console:        &appConsole{r: r},
@@ -45,6 +50,7 @@ type appRunner struct {
 	ctx context.Context
 	s   *settings
 	ocr *ocr.Reader // nil: each run tries to make its own
+	pdf *inspect.PDFEngine
 }
 
 func (r *appRunner) Start(task string, cfg config.Config, keys app.Keys, h agent.Hooks) (app.Run, error) {
@@ -61,7 +67,7 @@ func (r *appRunner) Continue(traceDir, task string, cfg config.Config, keys app.
 }
 
 func (r *appRunner) run(priors []agent.Prior, task string, cfg config.Config, keys app.Keys, h agent.Hooks) (app.Run, error) {
-	ready, err := r.s.open(r.ctx, cfg, wiring.Options{APIKey: keys.APIKey, Secrets: keys.Secrets, HasWindow: true, OCR: r.ocr})
+	ready, err := r.s.open(r.ctx, cfg, wiring.Options{APIKey: keys.APIKey, Secrets: keys.Secrets, HasWindow: true, OCR: r.ocr, PDF: r.pdf})
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +94,7 @@ func (c *appConsole) Exec(ctx context.Context, code string, h agent.Hooks) error
 		if err != nil {
 			return err
 		}
-		ready, err := c.r.s.open(c.r.ctx, cfg, wiring.Options{HasWindow: true, OCR: c.r.ocr})
+		ready, err := c.r.s.open(c.r.ctx, cfg, wiring.Options{HasWindow: true, OCR: c.r.ocr, PDF: c.r.pdf})
 		if err != nil {
 			return err
 		}

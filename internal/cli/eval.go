@@ -16,6 +16,7 @@ import (
 	"deskpilot/actions/inspect"
 	"deskpilot/eval"
 	"deskpilot/internal/config"
+	"deskpilot/internal/wiring"
 )
 
 // evalFlags are the flags of `deskpilot eval`; each maps onto eval.Options
@@ -111,7 +112,13 @@ func runEval(cmd *cobra.Command, s *settings, f *evalFlags, suite string) error 
 	o.Progress = stderr
 	pdf := inspect.NewPDFEngine(inspect.PDFOptions{})
 	defer pdf.Close()
-	r := &evalRunner{cfg: cfg, yes: f.yes, shared: f.xDisplay != "", pdf: pdf, version: s.version,
+	// One OCR reader for every task (its engines start once); nil when this
+	// build or machine has none: each task then says so itself.
+	reader, _ := wiring.NewOCR()
+	if reader != nil {
+		defer reader.Close()
+	}
+	r := &evalRunner{cfg: cfg, yes: f.yes, shared: f.xDisplay != "", pdf: pdf, ocr: reader, version: s.version,
 		log:     slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		secrets: cfgSecrets(cfg)}
 	sum, err := eval.Run(cmd.Context(), o, r.run)

@@ -16,6 +16,7 @@ import (
 	"deskpilot/eval"
 	"deskpilot/internal/config"
 	"deskpilot/internal/wiring"
+	"deskpilot/vision/ocr"
 )
 
 // evalRunner is the eval harness's Runner: the real agent, wired by
@@ -34,6 +35,7 @@ type evalRunner struct {
 	yes     bool // approve what the policy asks about (--yes)
 	shared  bool // --x-display: the config's monitor index applies
 	pdf     *inspect.PDFEngine
+	ocr     *ocr.Reader // shared by the tasks; nil = each task makes its own
 	log     *slog.Logger
 	version string
 	secrets []string // never in a result: the model's and the search API keys
@@ -60,6 +62,7 @@ func (r *evalRunner) run(ctx context.Context, j eval.Job) (eval.Outcome, error) 
 		Roots:      j.Files,
 		Downloads:  filepath.Join(j.Home, "Downloads"),
 		PDF:        r.pdf,
+		OCR:        r.ocr,
 		Log:        r.log.With("task", j.TaskID),
 		Version:    r.version,
 	})
