@@ -83,16 +83,22 @@ type Agent struct {
 	NoTakeover bool
 	// Version is recorded in the trace.
 	Version string
+	// KeepCode keeps, after an answered run, the child process its code ran
+	// in (with the variables and functions the code defined) in the Session,
+	// for a follow-up turn in this process (ContinueSession). The Session holds
+	// it until a follow-up takes it or Release frees it.
+	KeepCode bool
 
 	current atomic.Pointer[runState] // the run going on, for CheckSend and NoteRead
 }
 
 // Session is one started run. Pause, Resume and Stop are safe from any goroutine.
 type Session struct {
+	kept    *script.Sandbox // the code's child, kept for a follow-up (Agent.KeepCode)
 	cancel  context.CancelFunc
 	gate    *gate
 	done    chan struct{}
-	mu      sync.Mutex // guards result, paused and resumed
+	mu      sync.Mutex // guards result, paused, resumed and kept
 	result  Finished
 	paused  func(reason string)
 	resumed func()
@@ -144,14 +150,14 @@ func (a *Agent) Start(ctx context.Context, task string, h Hooks) *Session {
 	return a.start(ctx, task, h, nil)
 }
 
-// start begins a run, a follow-up of priors when there are any.
-func (a *Agent) start(ctx context.Context, task string, h Hooks, priors []Prior) *Session {
+// start begins a run, a follow-up when f is not nil.
+func (a *Agent) start(ctx context.Context, task string, h Hooks, f *followUp) *Session {
 	ctx, cancel := context.WithCancel(ctx)
 	s := &Session{cancel: cancel, gate: newGate(), done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
 		defer cancel()
-		res := a.run(ctx, task, h, s, priors)
+		res := a.run(ctx, task, h, s, f)
 		s.mu.Lock()
 		s.result = res
 		s.mu.Unlock()
@@ -181,9 +187,12 @@ func (a *Agent) log() *slog.Logger {
 }
 
 // run is the whole of one run: set-up, steps, and the end.
-func (a *Agent) run(ctx context.Context, task string, h Hooks, s *Session, priors []Prior) Finished {
-	r, err := a.newRun(ctx, task, h, s, nil, priors...)
+func (a *Agent) run(ctx context.Context, task string, h Hooks, s *Session, f *followUp) Finished {
+	r, err := a.newRun(ctx, task, h, s, nil, f)
 	if err != nil {
+		if f != nil && f.code != nil {
+			_ = f.code.Close()
+		}
 		fin := Finished{Outcome: Failed, Error: err.Error()}
 		if errors.Is(err, context.Canceled) {
 			fin.Outcome, fin.Error = Cancelled, ""

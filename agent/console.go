@@ -55,7 +55,7 @@ func (a *Agent) newConsole(ctx context.Context, task string, rp *replayer) (*Con
 	c := &Console{}
 	cfg := a.Config
 	cfg.Dialect = consoleDialect{}
-	r, err := a.newRunWith(ctx, cfg, task, Hooks{Event: c.deliver, Ask: c.ask, Confirm: c.confirm}, s, rp)
+	r, err := a.newRunWith(ctx, cfg, task, Hooks{Event: c.deliver, Ask: c.ask, Confirm: c.confirm}, s, rp, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -2,10 +2,13 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"deskpilot/agent/llm"
+	"deskpilot/agent/script"
 	"deskpilot/agent/trace"
 )
 
@@ -89,7 +92,10 @@ func ReadPriors(dir string) ([]Prior, error) {
 // Variables the earlier runs' code defined do not carry over. With no priors
 // it is Start.
 func (a *Agent) Continue(ctx context.Context, priors []Prior, task string, h Hooks) *Session {
-	return a.start(ctx, task, h, priors)
+	if len(priors) == 0 {
+		return a.start(ctx, task, h, nil)
+	}
+	return a.start(ctx, task, h, &followUp{priors: priors})
 }
 
 // startPriors begins the conversation of a follow-up: the earlier runs, then
@@ -107,11 +113,82 @@ func (r *runState) startPriors(sys, notes string, shot llm.Part) {
 			r.conv.user(s.Observation, nil, gone)
 		}
 	}
-	r.conv.user(withLayers(followUpText(r.task), notes), nil, shot)
+	last := followUpText(r.task)
+	if r.codeKept {
+		last = strings.Replace(last, variablesGone, variablesKept, 1)
+	}
+	r.conv.user(withLayers(last, notes), nil, shot)
 }
+
+// What a follow-up tells the model of the earlier code's variables.
+const (
+	variablesGone = "(variables from earlier code are gone)"
+	variablesKept = "(the variables and functions your earlier code defined are still there)"
+)
 
 // followUpText is the user turn that asks a follow-up.
 func followUpText(task string) string {
 	return "The person asks a follow-up to the task above. Work on it from the screen as it is now " +
-		"(variables from earlier code are gone):\n" + task
+		variablesGone + ":\n" + task
+}
+
+// followUp is what a follow-up run starts from: the earlier runs, and the
+// sandbox child the last one kept (nil when none).
+type followUp struct {
+	priors []Prior
+	code   *script.Sandbox
+}
+
+// keepCode hands the run's sandbox child to its Session when the run
+// answered and the agent keeps code for follow-ups; it reports whether it did.
+func (r *runState) keepCode(fin Finished) bool {
+	sb, ok := r.exec.(*script.Sandbox)
+	if !r.a.KeepCode || fin.Outcome != Answered || !ok || !sb.Alive() {
+		return false
+	}
+	r.session.mu.Lock()
+	r.session.kept = sb
+	r.session.mu.Unlock()
+	return true
+}
+
+// takeCode returns the sandbox child the session kept, and forgets it.
+func (s *Session) takeCode() *script.Sandbox {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sb := s.kept
+	s.kept = nil
+	return sb
+}
+
+// Release frees what an ended session kept for a follow-up (the code's
+// child process). Safe at any time and more than once; a session no follow-up
+// continues should be released.
+func (s *Session) Release() {
+	if sb := s.takeCode(); sb != nil {
+		_ = sb.Close()
+	}
+}
+
+// ContinueSession starts a follow-up turn of prev, an ended run of this
+// process: like Continue with the runs prev's trace records, and, when prev
+// kept its code's child (Agent.KeepCode), the variables and functions its
+// code defined are still there. prev is released.
+func (a *Agent) ContinueSession(ctx context.Context, prev *Session, task string, h Hooks) (*Session, error) {
+	fin := prev.Result()
+	code := prev.takeCode()
+	if fin.TraceDir == "" {
+		if code != nil {
+			_ = code.Close()
+		}
+		return nil, errors.New("follow-up: the earlier run left no trace to continue")
+	}
+	priors, err := ReadPriors(fin.TraceDir)
+	if err != nil {
+		if code != nil {
+			_ = code.Close()
+		}
+		return nil, err
+	}
+	return a.start(ctx, task, h, &followUp{priors: priors, code: code}), nil
 }

@@ -41,6 +41,7 @@ type runState struct {
 	input     *trackedInput
 	replay    *replayer // the recording a replay checks against; nil in other runs
 	priors    []Prior   // the earlier runs a follow-up continues, oldest first
+	codeKept  bool      // the follow-up's code runs in the earlier run's child: its variables are there
 
 	frame      *image.RGBA   // the newest full-resolution frame
 	marks      []vision.Mark // last actions, drawn on the next screenshot
@@ -64,12 +65,12 @@ type runState struct {
 func (r *runState) currentStep() int { return int(r.curStep.Load()) }
 
 // newRun sets a run up; rp is the recording of a replay, nil otherwise.
-func (a *Agent) newRun(ctx context.Context, task string, h Hooks, s *Session, rp *replayer, priors ...Prior) (*runState, error) {
-	return a.newRunWith(ctx, a.Config, task, h, s, rp, priors...)
+func (a *Agent) newRun(ctx context.Context, task string, h Hooks, s *Session, rp *replayer, f *followUp) (*runState, error) {
+	return a.newRunWith(ctx, a.Config, task, h, s, rp, f)
 }
 
 // newRunWith sets up a run with the given config instead of a.Config.
-func (a *Agent) newRunWith(ctx context.Context, c Config, task string, h Hooks, s *Session, rp *replayer, priors ...Prior) (*runState, error) {
+func (a *Agent) newRunWith(ctx context.Context, c Config, task string, h Hooks, s *Session, rp *replayer, f *followUp) (*runState, error) {
 	if strings.TrimSpace(task) == "" {
 		return nil, errors.New("the task is empty")
 	}
@@ -87,7 +88,9 @@ func (a *Agent) newRunWith(ctx context.Context, c Config, task string, h Hooks, 
 		mapper:  mapperFor(cfg, a.Display),
 		started: a.now(),
 		replay:  rp,
-		priors:  priors,
+	}
+	if f != nil {
+		r.priors = f.priors
 	}
 	r.conv = newConversation(r.hist.History(), cfg.KeepImages, cfg.ImageChunk)
 	enc := vision.Encoder{Format: cfg.ImageFormat, Quality: cfg.ImageQuality}
@@ -95,7 +98,7 @@ func (a *Agent) newRunWith(ctx context.Context, c Config, task string, h Hooks, 
 	r.attEnc = enc
 	r.input = &trackedInput{Input: a.Input, cursor: a.Cursor, look: a.Screen.Capture, origin: a.Display.Min}
 
-	r.exec = r.newExecutor()
+	r.exec = r.newExecutor(f)
 	if err := r.openRecorder(); err != nil {
 		return nil, err
 	}
@@ -133,7 +136,16 @@ type executor interface {
 
 // newExecutor makes the run's executor with its tools and the dialect's
 // modules (pyautogui): built here in process, by name in a sandbox child.
-func (r *runState) newExecutor() executor {
+func (r *runState) newExecutor(f *followUp) executor {
+	if f != nil && f.code != nil {
+		// A follow-up in this process: the earlier run's child, with its
+		// globals, serves this run's tools.
+		if !r.cfg.InProcess && f.code.Rebind(r.tools()...) {
+			r.codeKept = true
+			return f.code
+		}
+		_ = f.code.Close()
+	}
 	if r.cfg.InProcess {
 		return script.New(script.Options{Modules: modulesOf(r.cfg.Dialect)}, r.tools()...)
 	}
@@ -371,8 +383,10 @@ func (r *runState) finish(fin Finished) {
 	if err := r.input.ReleaseAll(); err != nil {
 		r.a.log().Warn("release input", "err", err)
 	}
-	if err := r.exec.Close(); err != nil {
-		r.a.log().Warn("close the code's process", "err", err)
+	if !r.keepCode(fin) {
+		if err := r.exec.Close(); err != nil {
+			r.a.log().Warn("close the code's process", "err", err)
+		}
 	}
 	r.disp.emit(fin)
 	r.disp.close()

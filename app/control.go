@@ -33,11 +33,13 @@ func (u *UI) startRun() {
 		return
 	}
 	v.setHint("")
-	follow := ""
+	follow, prev := "", u.followRun
 	if v.follow.Visible() && v.follow.Checked {
 		follow = u.followTrace
+	} else if r, ok := prev.(Releaser); ok {
+		r.Release() // not followed up: what it kept goes
 	}
-	u.offerFollowUp("")
+	u.offerFollowUp("", nil)
 	u.gen++
 	gen := u.gen
 	cfg, err := u.resolved()
@@ -51,21 +53,21 @@ func (u *UI) startRun() {
 	u.pending = gen
 	v.runBtn.Disable()
 	if !u.autoStrip {
-		u.beginRun(gen, task, cfg, follow)
+		u.beginRun(gen, task, cfg, follow, prev)
 		return
 	}
-	u.compactThen(true, func() { u.beginRun(gen, task, cfg, follow) })
+	u.compactThen(true, func() { u.beginRun(gen, task, cfg, follow, prev) })
 }
 
 // offerFollowUp shows the follow-up choice for the answered run recorded in
 // trace ("" hides it), checked: a chat-style next turn is what a person who
 // just got an answer most often wants. Only a runner that can continue runs
 // gets it.
-func (u *UI) offerFollowUp(trace string) {
+func (u *UI) offerFollowUp(trace string, run Run) {
 	if _, ok := u.deps.Runner.(FollowUpRunner); !ok {
 		trace = ""
 	}
-	u.followTrace = trace
+	u.followTrace, u.followRun = trace, run
 	if trace == "" {
 		u.rv.follow.Hide()
 		return
@@ -76,7 +78,7 @@ func (u *UI) offerFollowUp(trace string) {
 
 // beginRun starts run gen prepared by startRun, unless Stop cancelled it
 // meanwhile: a follow-up of the run recorded in follow when it is not "".
-func (u *UI) beginRun(gen int, task string, cfg config.Config, follow string) {
+func (u *UI) beginRun(gen int, task string, cfg config.Config, follow string, prev Run) {
 	if u.pending != gen {
 		return
 	}
@@ -88,7 +90,7 @@ func (u *UI) beginRun(gen int, task string, cfg config.Config, follow string) {
 	}
 	var run Run
 	if fr, ok := u.deps.Runner.(FollowUpRunner); ok && follow != "" {
-		run, err = fr.Continue(follow, task, cfg, keys, u.hooks(gen))
+		run, err = fr.Continue(prev, follow, task, cfg, keys, u.hooks(gen))
 	} else {
 		run, err = u.deps.Runner.Start(task, cfg, keys, u.hooks(gen))
 	}
@@ -176,12 +178,13 @@ func (u *UI) refreshState() {
 
 // finish returns the UI to idle after a run; the model keeps the result.
 func (u *UI) finish() {
+	last := u.run
 	u.run = nil
 	u.stopTicker()
 	u.rv.setRunning(false)
 	u.rv.showFinished()
 	if u.model.Result.Outcome == agent.Answered && !u.model.Vanished {
-		u.offerFollowUp(u.model.TraceDir)
+		u.offerFollowUp(u.model.TraceDir, last)
 	}
 	u.setCompact(false)
 	u.refreshState()

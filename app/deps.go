@@ -17,11 +17,17 @@ type Runner interface {
 
 // FollowUpRunner is a Runner that can also start follow-up turns: a run whose
 // model first gets the run recorded in traceDir (its task, replies and
-// observations, and the runs it followed up), then task. The app offers it
-// after an answer.
+// observations, and the runs it followed up), then task. prev is that run as
+// Start or Continue returned it (its code's variables may live on in it). The
+// app offers it after an answer; a run it does not follow up, it releases
+// (Releaser).
 type FollowUpRunner interface {
-	Continue(traceDir, task string, cfg config.Config, keys Keys, h agent.Hooks) (Run, error)
+	Continue(prev Run, traceDir, task string, cfg config.Config, keys Keys, h agent.Hooks) (Run, error)
 }
+
+// Releaser is a Run that holds something after it ended (the code's process,
+// for a follow-up): Release frees it. *agent.Session is one.
+type Releaser interface{ Release() }
 
 // Keys are the secrets a run gets from the app.
 type Keys struct {

@@ -186,6 +186,7 @@ type started struct {
 	hooks  agent.Hooks
 	run    *fakeRun
 	follow string // the trace a follow-up continues; "" for a new run
+	prev   Run    // the run a follow-up continues
 }
 
 // fakeRunner records the runs it is asked to start.
@@ -196,18 +197,18 @@ type fakeRunner struct {
 }
 
 func (f *fakeRunner) Start(task string, cfg config.Config, keys Keys, h agent.Hooks) (Run, error) {
-	return f.Continue("", task, cfg, keys, h)
+	return f.Continue(nil, "", task, cfg, keys, h)
 }
 
 // Continue records a follow-up of the run in traceDir ("" = a new run).
-func (f *fakeRunner) Continue(traceDir, task string, cfg config.Config, keys Keys, h agent.Hooks) (Run, error) {
+func (f *fakeRunner) Continue(prev Run, traceDir, task string, cfg config.Config, keys Keys, h agent.Hooks) (Run, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.err != nil {
 		return nil, f.err
 	}
 	r := &fakeRun{done: make(chan struct{})}
-	f.starts = append(f.starts, started{task, cfg, keys, h, r, traceDir})
+	f.starts = append(f.starts, started{task, cfg, keys, h, r, traceDir, prev})
 	return r, nil
 }
 
@@ -223,12 +224,13 @@ func (f *fakeRunner) last(t *testing.T) *fakeRun {
 
 // fakeRun records the controls the UI used.
 type fakeRun struct {
-	mu      sync.Mutex
-	pauses  int
-	resumes []string
-	stops   int
-	done    chan struct{}
-	once    sync.Once
+	released bool
+	mu       sync.Mutex
+	pauses   int
+	resumes  []string
+	stops    int
+	done     chan struct{}
+	once     sync.Once
 }
 
 func (r *fakeRun) Pause() { r.mu.Lock(); r.pauses++; r.mu.Unlock() }
@@ -244,6 +246,7 @@ func (r *fakeRun) Stop() {
 	r.finish()
 }
 func (r *fakeRun) Done() <-chan struct{} { return r.done }
+func (r *fakeRun) Release()              { r.mu.Lock(); r.released = true; r.mu.Unlock() }
 func (r *fakeRun) finish()               { r.once.Do(func() { close(r.done) }) }
 
 // memSecrets is an in-memory keyring.

@@ -57,6 +57,7 @@ type UI struct {
 	// followTrace is the trace of the last answered run, which the next task
 	// may follow up (runView.follow); "" when there is none.
 	followTrace string
+	followRun   Run // the run followTrace records
 
 	do   func(func())     // runs f on the Fyne goroutine; fyne.Do in production
 	now  func() time.Time // clock for the status bar

@@ -323,8 +323,8 @@ func TestFollowUpAfterAnAnswer(t *testing.T) {
 	v.task.SetText("")
 	h.start("now convert it to dollars")
 	last := h.runner.starts[len(h.runner.starts)-1]
-	if last.follow != trace || last.task != "now convert it to dollars" {
-		t.Errorf("the follow-up started %+v; want a continuation of %s", last, trace)
+	if last.follow != trace || last.task != "now convert it to dollars" || last.prev != Run(run) {
+		t.Errorf("the follow-up started %+v; want a continuation of %s and of the run itself", last, trace)
 	}
 	if v.follow.Visible() {
 		t.Error("the follow-up choice stays on screen during the run")
@@ -345,12 +345,18 @@ func TestFollowUpAfterAnAnswer(t *testing.T) {
 
 	// Answered again, but the person unticks the choice: a new run.
 	h.emit(agent.Finished{Outcome: agent.Answered, Answer: "ok", TraceDir: t.TempDir()})
-	h.runner.last(t).finish()
+	answered := h.runner.last(t)
+	answered.finish()
 	h.q.flush()
 	test.Tap(v.follow)
 	v.task.SetText("")
 	h.start("unrelated task")
 	if f := h.runner.starts[len(h.runner.starts)-1].follow; f != "" {
 		t.Errorf("unticked, the next run still continues %q", f)
+	}
+	answered.mu.Lock()
+	defer answered.mu.Unlock()
+	if !answered.released {
+		t.Error("the answered run that was not followed up was not released (its code's process would stay)")
 	}
 }

@@ -74,6 +74,38 @@ func NewSandbox(o SandboxOptions, tools ...Tool) *Sandbox {
 	return &Sandbox{host: New(host, tools...), o: o}
 }
 
+// Rebind serves the calls of the blocks to come with tools instead of those
+// the Sandbox was made with, keeping the child and the globals it holds (a
+// follow-up turn continues the code's state with the next run's desktop). It
+// reports false, and changes nothing, when the tools differ from the child's
+// in names, parameters or kinds. Call it only while nothing else uses the
+// Sandbox.
+func (s *Sandbox) Rebind(tools ...Tool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	opts := s.o.Options
+	opts.Modules = nil
+	host := New(opts, tools...)
+	if host.Stubs() != s.host.Stubs() || len(host.tools) != len(s.host.tools) {
+		return false
+	}
+	for i, t := range host.tools {
+		if o := s.host.tools[i]; t.Name != o.Name || t.Kind != o.Kind {
+			return false
+		}
+	}
+	s.host = host
+	return true
+}
+
+// Alive reports whether the child is running (holding the globals of the
+// blocks so far).
+func (s *Sandbox) Alive() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.proc != nil
+}
+
 // Stubs returns the tools' stubs (Executor.Stubs).
 func (s *Sandbox) Stubs() string { return s.host.Stubs() }
 

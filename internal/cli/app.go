@@ -54,24 +54,43 @@ type appRunner struct {
 }
 
 func (r *appRunner) Start(task string, cfg config.Config, keys app.Keys, h agent.Hooks) (app.Run, error) {
-	return r.run(nil, task, cfg, keys, h)
+	return r.run(nil, nil, task, cfg, keys, h)
 }
 
-// Continue starts a follow-up of the run recorded in traceDir.
-func (r *appRunner) Continue(traceDir, task string, cfg config.Config, keys app.Keys, h agent.Hooks) (app.Run, error) {
+// Continue starts a follow-up of prev, the run recorded in traceDir: an
+// *agent.Session of this app keeps its code's variables for it.
+func (r *appRunner) Continue(prev app.Run, traceDir, task string, cfg config.Config, keys app.Keys, h agent.Hooks) (app.Run, error) {
+	if s, ok := prev.(*agent.Session); ok {
+		return r.run(s, nil, task, cfg, keys, h)
+	}
 	priors, err := agent.ReadPriors(traceDir)
 	if err != nil {
 		return nil, err
 	}
-	return r.run(priors, task, cfg, keys, h)
+	return r.run(nil, priors, task, cfg, keys, h)
 }
 
-func (r *appRunner) run(priors []agent.Prior, task string, cfg config.Config, keys app.Keys, h agent.Hooks) (app.Run, error) {
+// run starts a run: a follow-up of prev (in this process) or of priors (read
+// from traces) when either is set. Its agent keeps the code's process after an
+// answer, for the next follow-up.
+func (r *appRunner) run(prev *agent.Session, priors []agent.Prior, task string, cfg config.Config, keys app.Keys, h agent.Hooks) (app.Run, error) {
 	ready, err := r.s.open(r.ctx, cfg, wiring.Options{APIKey: keys.APIKey, Secrets: keys.Secrets, HasWindow: true, OCR: r.ocr, PDF: r.pdf})
 	if err != nil {
+		if prev != nil {
+			prev.Release()
+		}
 		return nil, err
 	}
-	s := ready.Agent.Continue(r.ctx, priors, task, h)
+	ready.Agent.KeepCode = true
+	var s *agent.Session
+	if prev != nil {
+		if s, err = ready.Agent.ContinueSession(r.ctx, prev, task, h); err != nil {
+			ready.Close()
+			return nil, err
+		}
+	} else {
+		s = ready.Agent.Continue(r.ctx, priors, task, h)
+	}
 	go func() {
 		<-s.Done()
 		ready.Close()

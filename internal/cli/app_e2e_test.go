@@ -225,10 +225,13 @@ func (h *appE2E) takeover() {
 		t.Fatal("the second run never asked the model")
 	}
 	// The first run answered, so the app offered a follow-up (ticked): this run's
-	// model first gets the first run's task and replies.
+	// model first gets the first run's task and replies, and its code runs in
+	// the first run's process (the variables are still there).
 	if body := string(h.srv.Requests()[before].Body); !strings.Contains(body, "Fill in the form with the name Ada Lovelace") ||
 		!strings.Contains(body, "follow-up") {
 		t.Errorf("the second run is no follow-up of the first: its request lacks the first task")
+	} else if !strings.Contains(body, "still there") {
+		t.Errorf("the follow-up did not keep the first run's code process (its variables)")
 	}
 	// Into the agent's wait(2); moving earlier, before the wait began, would be
 	// caught by the same check before the click.
