@@ -204,3 +204,34 @@ func BenchmarkSandboxExec(b *testing.B) {
 		})
 	}
 }
+
+// Rebind keeps the child and its globals and routes the next blocks' calls to
+// the new tools; tools that differ from the child's are refused.
+func TestSandboxRebind(t *testing.T) {
+	var first, second []string
+	s := newSandbox(t, SandboxOptions{}, &first)
+	if s.Alive() {
+		t.Error("alive before the first block")
+	}
+	if res := s.Exec(t.Context(), "kept = 41\necho('one')"); res.Err != nil {
+		t.Fatal(res.Err.Msg)
+	}
+	if !s.Alive() {
+		t.Fatal("the child is not running after a block")
+	}
+	other := echoTool(&second)
+	other.Name = "shout"
+	if s.Rebind(other) {
+		t.Error("tools with another name were accepted")
+	}
+	if !s.Rebind(echoTool(&second)) {
+		t.Fatal("the same tools were refused")
+	}
+	res := s.Exec(t.Context(), "echo(kept + 1)\nprint(kept)")
+	if res.Err != nil || res.Output != "41\n" {
+		t.Fatalf("after Rebind: %+v %+v", res, res.Err)
+	}
+	if len(first) != 1 || len(second) != 1 || second[0] != "42" {
+		t.Errorf("calls went to %v (old) and %v (new); want the new tools to get 42", first, second)
+	}
+}
