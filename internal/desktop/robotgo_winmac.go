@@ -7,6 +7,7 @@ import (
 	"errors"
 	"image"
 	"os"
+	"sync"
 	"time"
 	"unicode/utf16"
 
@@ -20,6 +21,64 @@ import (
 type rgNative struct {
 	in      *rgInput
 	release func()
+	own     *ownPointer // nil unless Options.HasWindow
+}
+
+// ownPointerEvery is how often ownPointer looks where the pointer is.
+const ownPointerEvery = 50 * time.Millisecond
+
+// ownPointer keeps when the pointer was last over one of deskpilot's
+// windows. These systems report no input events to watch (the X11 tracker
+// does), so the pointer's place stands for the person's use of the strip, a
+// question or an approval, and for its way there and back.
+type ownPointer struct {
+	mu   sync.Mutex
+	last time.Time
+	stop chan struct{}
+	done chan struct{}
+}
+
+func startOwnPointer() *ownPointer {
+	p := &ownPointer{stop: make(chan struct{}), done: make(chan struct{})}
+	go p.watch()
+	return p
+}
+
+func (p *ownPointer) watch() {
+	defer close(p.done)
+	t := time.NewTicker(ownPointerEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+		}
+		rects, err := systemOwnWindows(os.Getpid())
+		if errors.Is(err, errors.ErrUnsupported) {
+			return
+		}
+		x, y := robotgo.Location()
+		for _, r := range rects {
+			if image.Pt(x, y).In(r) {
+				p.mu.Lock()
+				p.last = time.Now()
+				p.mu.Unlock()
+				break
+			}
+		}
+	}
+}
+
+func (p *ownPointer) when() time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.last
+}
+
+func (p *ownPointer) halt() {
+	close(p.stop)
+	<-p.done
 }
 
 func openRobotgo(o Options) (backend, error) {
@@ -30,7 +89,11 @@ func openRobotgo(o Options) (backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &rgNative{release: release}, nil
+	b := &rgNative{release: release}
+	if o.HasWindow {
+		b.own = startOwnPointer()
+	}
+	return b, nil
 }
 
 func (b *rgNative) displays() ([]Display, error) { return kbinaniDisplays() }
@@ -59,9 +122,15 @@ func (b *rgNative) ownWindows() ([]image.Rectangle, error) { return systemOwnWin
 
 func (b *rgNative) displayEnv() []string { return nil }
 
-// ownInput is unknown here: no input to deskpilot's windows is told apart,
-// so using them during a run counts as a takeover.
-func (b *rgNative) ownInput() time.Time { return time.Time{} }
+// ownInput is when the pointer was last seen over deskpilot's windows (on
+// Windows; macOS lists no own windows, so there using them counts as a
+// takeover).
+func (b *rgNative) ownInput() time.Time {
+	if b.own == nil {
+		return time.Time{}
+	}
+	return b.own.when()
+}
 
 // checkKeys accepts every key: robotgo maps the key names itself here and
 // reports the ones it lacks as errors.
@@ -99,6 +168,10 @@ func (b *rgNative) typeText(ctx context.Context, in *rgInput, text string) error
 }
 
 func (b *rgNative) close() error {
+	if b.own != nil {
+		b.own.halt()
+		b.own = nil
+	}
 	var err error
 	if b.in != nil {
 		err = b.in.close()
