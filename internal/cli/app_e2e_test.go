@@ -332,6 +332,13 @@ func (h *appE2E) settled(area image.Rectangle) {
 	var last *image.RGBA
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
+		// A window the window manager is still moving may stand partly off
+		// the screen: only its visible part is watched.
+		area := h.onScreen(area)
+		if area.Empty() {
+			time.Sleep(300 * time.Millisecond)
+			continue
+		}
 		img, err := h.sc.Capture(h.t.Context(), area)
 		if err != nil {
 			h.t.Fatal(err)
@@ -342,6 +349,11 @@ func (h *appE2E) settled(area image.Rectangle) {
 		last = img
 		time.Sleep(300 * time.Millisecond)
 	}
+}
+
+// onScreen is the part of r on the display's screen.
+func (h *appE2E) onScreen(r image.Rectangle) image.Rectangle {
+	return r.Intersect(image.Rect(0, 0, h.d.Width, h.d.Height))
 }
 
 // focusApp clicks the app window's title bar, as a person would to bring it forward.
@@ -521,6 +533,9 @@ func isPrimary(c color.RGBA) bool { return c.B > 180 && c.R < 110 && int(c.B)-in
 // colourBox returns the bounding box, root coordinates, of the pixels of area
 // that match, and whether it is big enough to be a button.
 func (h *appE2E) colourBox(area image.Rectangle, match func(color.RGBA) bool) (image.Rectangle, bool) {
+	if area = h.onScreen(area); area.Empty() {
+		return image.Rectangle{}, false
+	}
 	img, err := h.sc.Capture(h.t.Context(), area)
 	if err != nil {
 		h.t.Fatal(err)

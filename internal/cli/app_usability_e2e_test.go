@@ -140,7 +140,7 @@ func isDanger(c color.RGBA) bool { return c.R > 200 && c.G < 140 && c.B < 140 }
 // stand side by side on its background, with a gap between them.
 func (h *appE2E) buttonLeftOf(r image.Rectangle, n int) (image.Point, error) {
 	y := (r.Min.Y + r.Max.Y) / 2
-	row, err := h.sc.Capture(h.t.Context(), image.Rect(r.Min.X-400, y, r.Min.X, y+1))
+	row, err := h.sc.Capture(h.t.Context(), h.onScreen(image.Rect(r.Min.X-400, y, r.Min.X, y+1)))
 	if err != nil {
 		return image.Point{}, err
 	}
