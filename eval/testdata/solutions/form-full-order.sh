@@ -1,6 +1,6 @@
 . "$(dirname "$0")/lib.sh"
 before=$(stamp ~/order.json)
-focus '^Order form$'
+form_focus '^Order form$'
 typed 'Grace Hopper'
 xdotool key Tab
 typed 'grace@example.com'

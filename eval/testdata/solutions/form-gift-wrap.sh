@@ -1,6 +1,6 @@
 . "$(dirname "$0")/lib.sh"
 before=$(stamp ~/order.json)
-focus '^Order form$'
+form_focus '^Order form$'
 xdotool key Tab Tab Tab Tab Tab Tab
 [ "$MODE" = wrong ] || xdotool key space
 xdotool key ctrl+s

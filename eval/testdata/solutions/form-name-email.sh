@@ -1,6 +1,6 @@
 . "$(dirname "$0")/lib.sh"
 before=$(stamp ~/order.json)
-focus '^Order form$'
+form_focus '^Order form$'
 typed 'Ada Lovelace'
 xdotool key Tab
 typed "$(pick ada@example.org ada@example.com)"

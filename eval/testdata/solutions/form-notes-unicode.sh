@@ -1,6 +1,6 @@
 . "$(dirname "$0")/lib.sh"
 before=$(stamp ~/order.json)
-focus '^Order form$'
+form_focus '^Order form$'
 keep udiaeresis ssharp odiaeresis
 xdotool key Tab Tab Tab Tab Tab Tab Tab Tab
 typed "$(pick 'Grüße aus Köln' 'Grusse aus Koln')"

@@ -1,6 +1,6 @@
 . "$(dirname "$0")/lib.sh"
 before=$(stamp ~/order.json)
-focus '^Order form$'
+form_focus '^Order form$'
 xdotool key Tab Tab
 typed "$(pick 7 8)"
 xdotool key ctrl+s

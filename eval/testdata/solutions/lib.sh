@@ -9,6 +9,17 @@ win() { xdotool search --sync --onlyvisible --name "$1" | head -n 1; }
 # focus TITLE-REGEX: raise and focus that window.
 focus() { xdotool windowactivate --sync "$(win "$1")"; }
 
+# form_focus TITLE-REGEX: focus the order form once it has given the keyboard
+# focus to its first field. The form does that 200 ms after its window is up
+# (Tk's after()); keys that arrive before land where the window manager put the
+# focus and are then counted from the wrong field. A second is ample even on a
+# loaded machine; the window is activated again after it.
+form_focus() {
+	win "$1" >/dev/null
+	sleep 1
+	focus "$1"
+}
+
 # typed TEXT: type into the focused window.
 typed() { xdotool type --delay 8 -- "$1"; }
 
