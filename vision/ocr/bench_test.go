@@ -14,9 +14,9 @@ import (
 	"time"
 )
 
-// busyDesk starts the busy benchmark desktop (as /work/shared/bench/desktop.sh
-// sets it up: 1920x1080, openbox, three xterms full of text) plus the Tk form,
-// and returns it once it is still.
+// busyDesk starts the busy benchmark desktop (the one scripts/bench-peers.sh
+// measures on: 1920x1080, openbox, three xterms full of text) plus the Tk
+// form, and returns it once it is still.
 func busyDesk(b *testing.B) *desk {
 	b.Helper()
 	k := startDesk(b, 1920, 1080)
