@@ -74,13 +74,17 @@ func TestReadFrameStaysInTheTrace(t *testing.T) {
 // Regression: `traces export --inline-images` followed a frame that is a
 // symbolic link to a file outside the trace folder and put that file's bytes
 // in the export.
-func TestExportInlineDoesNotFollowSymlinksOut(t *testing.T) {
+// withFrameLinkedOut writes a sample trace whose frame name (a file under
+// frames/) is replaced by a symbolic link to a private key outside the folder,
+// and reads it back.
+func withFrameLinkedOut(t *testing.T, name string) *Trace {
+	t.Helper()
 	w, _ := writeSample(t, t.TempDir())
 	outside := filepath.Join(t.TempDir(), "id_ed25519")
 	if err := os.WriteFile(outside, []byte("-----BEGIN OPENSSH PRIVATE KEY-----"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	frame := filepath.Join(w.Dir(), "frames", "0001-1.png")
+	frame := filepath.Join(w.Dir(), "frames", name)
 	if err := os.Remove(frame); err != nil {
 		t.Fatal(err)
 	}
@@ -91,12 +95,22 @@ func TestExportInlineDoesNotFollowSymlinksOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return tr
+}
+
+// holdsKey reports whether out holds the linked key, plain or base64.
+func holdsKey(out []byte) bool {
+	return bytes.Contains(out, []byte("LS0tLS1CRUdJTi")) || bytes.Contains(out, []byte("OPENSSH"))
+}
+
+func TestExportInlineDoesNotFollowSymlinksOut(t *testing.T) {
+	tr := withFrameLinkedOut(t, "0001-1.png")
 	var out bytes.Buffer
-	err = Export(tr, &out, ExportOptions{InlineImages: true})
+	err := Export(tr, &out, ExportOptions{InlineImages: true})
 	if !errors.Is(err, ErrUnsafeFrame) {
 		t.Errorf("err = %v, want ErrUnsafeFrame", err)
 	}
-	if bytes.Contains(out.Bytes(), []byte("LS0tLS1CRUdJTi")) || bytes.Contains(out.Bytes(), []byte("OPENSSH")) {
+	if holdsKey(out.Bytes()) {
 		t.Error("the export holds the file the symlink points to")
 	}
 }
@@ -122,27 +136,12 @@ func TestDecodeFrameRefusesHugePictures(t *testing.T) {
 // A report with inline frames reads frames through the trace folder only: a
 // frame that is a link to a file outside is shown as missing, never inlined.
 func TestReportInlineDoesNotFollowSymlinksOut(t *testing.T) {
-	w, _ := writeSample(t, t.TempDir())
-	outside := filepath.Join(t.TempDir(), "id_ed25519")
-	if err := os.WriteFile(outside, []byte("-----BEGIN OPENSSH PRIVATE KEY-----"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	frame := filepath.Join(w.Dir(), "frames", "0001.png")
-	if err := os.Remove(frame); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(outside, frame); err != nil {
-		t.Fatal(err)
-	}
-	tr, err := Read(w.Dir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := withFrameLinkedOut(t, "0001.png")
 	var out bytes.Buffer
 	if err := Report(tr, &out, InlineFrames()); err != nil {
 		t.Fatal(err)
 	}
-	if bytes.Contains(out.Bytes(), []byte("LS0tLS1CRUdJTi")) || bytes.Contains(out.Bytes(), []byte("OPENSSH")) {
+	if holdsKey(out.Bytes()) {
 		t.Error("the report holds the file the symlink points to")
 	}
 	if !bytes.Contains(out.Bytes(), []byte("data:image/")) {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -111,15 +110,7 @@ func (s *memSampler) sample(ctx context.Context) <-chan struct{} {
 func (s *memSampler) medians() (display, sandbox float64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	med := func(v []float64) float64 {
-		if len(v) == 0 {
-			return 0
-		}
-		v = slices.Clone(v)
-		slices.Sort(v)
-		return v[len(v)/2]
-	}
-	return med(s.displays), med(s.sandboxs)
+	return median(s.displays), median(s.sandboxs)
 }
 
 // memNow reads /proc for this process and its children (no scan of every

@@ -3,7 +3,6 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"os"
@@ -11,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -124,9 +122,9 @@ func sampleRSS(pid int) func() []rssSample {
 	done := make(chan struct{})
 	go func() {
 		for {
-			if mb, ok := residentMB(pid); ok {
+			if name, kb := procStatus(strconv.Itoa(pid)); name != "" {
 				mu.Lock()
-				samples = append(samples, rssSample{time.Now(), mb})
+				samples = append(samples, rssSample{time.Now(), kb / 1024})
 				mu.Unlock()
 			}
 			select {
@@ -147,23 +145,6 @@ func sampleRSS(pid int) func() []rssSample {
 type rssSample struct {
 	t  time.Time
 	mb float64
-}
-
-// residentMB reads VmRSS of a process.
-func residentMB(pid int) (float64, bool) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, false
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
-			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
-			return kb / 1024, err == nil
-		}
-	}
-	return 0, false
 }
 
 // rssAt is the median of the samples within a second around t (the Go heap
