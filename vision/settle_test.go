@@ -244,3 +244,62 @@ func TestSameIgnoresRects(t *testing.T) {
 		t.Error("frames of different sizes, or a nil one, are the same")
 	}
 }
+
+// into is a scripted IntoCapturer: CaptureInto copies the next scripted
+// frame into dst and records which buffers it wrote.
+type into struct {
+	script
+	wrote []*image.RGBA
+}
+
+func (c *into) CaptureInto(ctx context.Context, dst *image.RGBA) (*image.RGBA, error) {
+	f, err := c.Capture(ctx)
+	if err != nil || dst.Rect.Size() != f.Rect.Size() {
+		return f, err
+	}
+	copy(dst.Pix, f.Pix)
+	c.wrote = append(c.wrote, dst)
+	return dst, nil
+}
+
+// TestSettleReusesSpentFrames checks that Settle writes its later captures
+// into frames it has finished with, and never into before or the frame it
+// returns.
+func TestSettleReusesSpentFrames(t *testing.T) {
+	a, b, c := frame(0, 0), frame(500, 0), frame(5000, 80)
+	// The script's frames are copied, so Settle sees fresh buffers for the
+	// first two captures and may reuse them after that.
+	s := &into{script: script{frames: []*image.RGBA{b, c, b, c, b, c, c}}}
+	before := Crop(a, a.Rect)
+	res, err := Settle(t.Context(), s, before, SettleOptions{Interval: time.Millisecond, Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Settled || !res.Changed {
+		t.Fatalf("Settled, Changed = %v, %v; want true, true", res.Settled, res.Changed)
+	}
+	if !Same(res.Frame, c, nil) {
+		t.Error("the returned frame does not show the last capture")
+	}
+	if !Same(before, a, nil) {
+		t.Error("before was written")
+	}
+	if len(s.wrote) != s.calls-2 {
+		t.Errorf("%d of %d captures reused a frame, want all but the first two", len(s.wrote), s.calls)
+	}
+	seen := map[*image.RGBA]bool{}
+	for _, f := range s.wrote {
+		if f == before {
+			t.Error("a capture was written into before")
+		}
+		seen[f] = true
+	}
+	if len(seen) > 2 {
+		t.Errorf("captures went into %d different buffers, want at most 2", len(seen))
+	}
+	// The returned frame is written last and never again: the frame before
+	// it (the settled pair's first) must differ from it as a buffer.
+	if n := len(s.wrote); n > 0 && s.wrote[n-1] != res.Frame {
+		t.Error("the returned frame is not the last capture")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -42,7 +43,17 @@ func TestOtherDisplayWithItsAuthority(t *testing.T) {
 		t.Errorf("captured %v, want the 1024x700 display", frame.Rect)
 	}
 
+	blank := slices.Clone(frame.Pix)
+
 	f := testapps.StartForm(t, x)
+	// A capture into the spent frame writes over it with the form now shown.
+	again, err := d.CaptureInto(t.Context(), frame)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again != frame || slices.Equal(again.Pix, blank) {
+		t.Errorf("CaptureInto: reused the frame %v, shows the form %v", again == frame, !slices.Equal(again.Pix, blank))
+	}
 	in := d.Input()
 	must(t, in.Click(t.Context(), center(t, f, "name"), actions.Left, 1))
 	pace()

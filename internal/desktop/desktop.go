@@ -62,7 +62,9 @@ type Input interface {
 // backend is what a desktop backend provides; Desktop adds the target monitor.
 type backend interface {
 	displays() ([]Display, error)
-	capture(ctx context.Context, r image.Rectangle) (*image.RGBA, error)
+	// capture grabs r into dst when dst has r's size (a backend may also
+	// ignore dst), else into a new image.
+	capture(ctx context.Context, r image.Rectangle, dst *image.RGBA) (*image.RGBA, error)
 	input(bounds image.Rectangle) (Input, error)
 	cursor() (image.Point, error)
 	// idle is how long ago any input reached the desktop; errors.ErrUnsupported
@@ -184,12 +186,19 @@ func (d *Desktop) Displays() []Display { return slices.Clone(d.displays) }
 // Capture returns a fresh full-resolution frame of the target monitor (bounds
 // (0,0)-size); it satisfies vision.Capturer.
 func (d *Desktop) Capture(ctx context.Context) (*image.RGBA, error) {
-	return d.b.capture(ctx, d.target.Bounds)
+	return d.b.capture(ctx, d.target.Bounds, nil)
+}
+
+// CaptureInto is Capture writing into dst, a frame the caller no longer needs,
+// when it has the target's size (on X11; elsewhere a new image); it returns
+// the image written. Settle passes its own spent frames this way.
+func (d *Desktop) CaptureInto(ctx context.Context, dst *image.RGBA) (*image.RGBA, error) {
+	return d.b.capture(ctx, d.target.Bounds, dst)
 }
 
 // CaptureRect returns a fresh frame of r, in root coordinates.
 func (d *Desktop) CaptureRect(ctx context.Context, r image.Rectangle) (*image.RGBA, error) {
-	return d.b.capture(ctx, r)
+	return d.b.capture(ctx, r, nil)
 }
 
 // Input is the mouse and keyboard, confined to the target monitor.

@@ -89,8 +89,8 @@ func (b *rgLinux) displays() ([]Display, error) {
 	return out, nil
 }
 
-func (b *rgLinux) capture(ctx context.Context, r image.Rectangle) (*image.RGBA, error) {
-	return b.sc.Capture(ctx, r)
+func (b *rgLinux) capture(ctx context.Context, r image.Rectangle, dst *image.RGBA) (*image.RGBA, error) {
+	return b.sc.CaptureInto(ctx, r, dst)
 }
 
 func (b *rgLinux) input(bounds image.Rectangle) (Input, error) {

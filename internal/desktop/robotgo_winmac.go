@@ -98,7 +98,7 @@ func openRobotgo(o Options) (backend, error) {
 
 func (b *rgNative) displays() ([]Display, error) { return kbinaniDisplays() }
 
-func (b *rgNative) capture(ctx context.Context, r image.Rectangle) (*image.RGBA, error) {
+func (b *rgNative) capture(ctx context.Context, r image.Rectangle, _ *image.RGBA) (*image.RGBA, error) {
 	return kbinaniCapture(ctx, r)
 }
 

@@ -58,8 +58,8 @@ func (x *x11) displays() ([]Display, error) {
 	return out, nil
 }
 
-func (x *x11) capture(ctx context.Context, r image.Rectangle) (*image.RGBA, error) {
-	return x.sc.Capture(ctx, r)
+func (x *x11) capture(ctx context.Context, r image.Rectangle, dst *image.RGBA) (*image.RGBA, error) {
+	return x.sc.CaptureInto(ctx, r, dst)
 }
 
 func (x *x11) input(bounds image.Rectangle) (Input, error) {

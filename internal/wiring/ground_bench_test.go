@@ -25,11 +25,25 @@ import (
 // displays. go test -run '^$' -bench Ground -benchtime 10x ./internal/wiring/
 
 // busyDesk is the busy benchmark desktop (as scripts/bench-peers.sh sets it
-// up): 1920x1080, openbox and three xterms full of text, returned once still.
+// up): 1920x1080, openbox and three xterms full of text, returned once they
+// are shown and the screen is still.
 func busyDesk(b *testing.B) (*desk, *desktop.Desktop) {
 	k := startDesk(b, image.Pt(1920, 1080), false)
 	for _, geom := range []string{"100x40+0+0", "100x40+700+0", "120x30+200+500"} {
 		k.start(b, "xterm", "-geometry", geom, "-e", "bash", "-c", "ls -la /usr/bin | head -300; cat /etc/services; sleep 100000")
+	}
+	// The xterms first have to be up: a blank screen stands still too.
+	ctx, cancel := context.WithTimeout(b.Context(), time.Minute)
+	defer cancel()
+	for {
+		ws, err := k.d.Windows(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(ws) >= 3 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 	d, err := desktop.Open(desktop.Options{XDisplay: k.d.Name})
 	if err != nil {

@@ -9,16 +9,21 @@ package ocr
 // include directory.
 void omp_set_dynamic(int);
 void omp_set_num_threads(int);
+void omp_set_max_active_levels(int);
 
-// oneThread caps OpenMP parallel regions started from the calling OS thread
-// to that thread alone. Tesseract asks for 4 threads with explicit
-// num_threads clauses, which omp_set_num_threads alone does not override; with
-// dynamic adjustment on, libgomp never gives a region more threads than
-// nthreads-var, so the clause is capped too. Both settings belong to the
-// calling thread, which is why workers lock their OS thread.
+// oneThread makes OpenMP parallel regions started from the calling OS thread
+// run on that thread alone. Tesseract asks for 4 threads with explicit
+// num_threads clauses, which omp_set_num_threads does not override. With at
+// most 0 active levels every region is inactive, so it gets one thread,
+// whatever the clause says, and libgomp decides so without work: dynamic
+// adjustment (the other way to cap a clause) reads the load average from
+// /proc and calls sysinfo at every region, which took a quarter of the CPU
+// time of a read. These settings belong to the calling thread, which is why
+// workers lock their OS thread.
 static void oneThread(void) {
-	omp_set_dynamic(1);
+	omp_set_dynamic(0);
 	omp_set_num_threads(1);
+	omp_set_max_active_levels(0);
 }
 */
 import "C"

@@ -12,7 +12,7 @@ import (
 )
 
 // BenchmarkCapture1080p captures a full 1920x1080x24 private display: through
-// MIT-SHM, through plain GetImage, and with github.com/kbinani/screenshot (which
+// MIT-SHM into a new image or into the previous one, through plain GetImage, and with github.com/kbinani/screenshot (which
 // opens a new connection and segment per capture) for comparison.
 func BenchmarkCapture1080p(b *testing.B) {
 	d := startDisplay(b, xdisplay.Options{Width: 1920, Height: 1080, NoWindowManager: true})
@@ -38,6 +38,14 @@ func BenchmarkCapture1080p(b *testing.B) {
 		if !s.SHM() {
 			b.Fatal("SHM not used")
 		}
+	})
+	b.Run("shm_into", func(b *testing.B) { // into a spent frame, as Settle does
+		var spare *image.RGBA
+		run(b, func() (img *image.RGBA, err error) {
+			img, err = s.CaptureInto(b.Context(), full, spare)
+			spare = img
+			return img, err
+		})
 	})
 	b.Run("kbinani", func(b *testing.B) {
 		run(b, func() (*image.RGBA, error) { return screenshot.CaptureRect(full) })

@@ -9,6 +9,7 @@ import (
 	"image"
 	"image/color"
 	"os"
+	"slices"
 	"sync"
 	"testing"
 
@@ -346,4 +347,64 @@ func TestOpenAuth(t *testing.T) {
 		t.Fatalf("bounds %v, want the 640x480 display", img.Rect)
 	}
 	checkPixels(t, img, patternPixels(640, 480, background, odd))
+}
+
+// TestCaptureInto checks that a frame handed back is written over in place
+// when it fits, with what the display shows now, and is left alone otherwise.
+func TestCaptureInto(t *testing.T) {
+	s, err := Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	size, err := s.Size()
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := os.Getenv("DISPLAY")
+	paint(t, name, pattern(size.X, size.Y, background, odd)...)
+	first, err := s.Capture(t.Context(), image.Rectangle{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another picture, then the capture into the first frame.
+	paint(t, name, patch{image.Rectangle{Max: size}, green})
+	got, err := s.CaptureInto(t.Context(), image.Rectangle{}, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != first || &got.Pix[0] != &first.Pix[0] {
+		t.Fatal("a frame of the right size was not reused")
+	}
+	checkPixels(t, got, map[image.Point]color.RGBA{{0, 0}: green, {size.X - 1, size.Y - 1}: green, {size.X / 2, size.Y / 2}: green})
+
+	// A region written into a reused frame gets the region's bounds.
+	r := image.Rect(10, 20, 50, 40)
+	small := image.NewRGBA(image.Rect(5, 5, 45, 25)) // same size, other origin
+	got, err = s.Region(r).CaptureInto(t.Context(), small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != small || got.Rect != (image.Rectangle{Max: r.Size()}) {
+		t.Fatalf("region into a same-size frame: reused %v, bounds %v", got == small, got.Rect)
+	}
+	checkPixels(t, got, map[image.Point]color.RGBA{{0, 0}: green, {39, 19}: green})
+
+	// Frames that do not fit are left alone: another size, or a sub-image
+	// whose rows are not packed.
+	wrong := image.NewRGBA(image.Rect(0, 0, 3, 3))
+	sub := first.SubImage(r).(*image.RGBA)
+	for _, dst := range []*image.RGBA{wrong, sub} {
+		before := slices.Clone(dst.Pix[:4*dst.Rect.Dx()])
+		got, err := s.Region(r).CaptureInto(t.Context(), dst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got == dst || got.Rect != (image.Rectangle{Max: r.Size()}) {
+			t.Fatalf("dst %v: reused %v, bounds %v", dst.Rect, got == dst, got.Rect)
+		}
+		if !slices.Equal(before, dst.Pix[:4*dst.Rect.Dx()]) {
+			t.Errorf("dst %v was written although it does not fit", dst.Rect)
+		}
+	}
 }
