@@ -35,15 +35,8 @@ func busyDesk(b *testing.B) (*desk, *desktop.Desktop) {
 	// The xterms first have to be up: a blank screen stands still too.
 	ctx, cancel := context.WithTimeout(b.Context(), time.Minute)
 	defer cancel()
-	for {
-		ws, err := k.d.Windows(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if len(ws) >= 3 {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
+	if _, err := k.d.WaitWindows(ctx, 3); err != nil {
+		b.Fatal(err)
 	}
 	d, err := desktop.Open(desktop.Options{XDisplay: k.d.Name})
 	if err != nil {

@@ -30,15 +30,8 @@ func busyDesk(b *testing.B) *desk {
 	}
 	ctx, cancel := context.WithTimeout(b.Context(), 60*time.Second)
 	defer cancel()
-	for {
-		ws, err := k.d.Windows(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if len(ws) >= 3 {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
+	if _, err := k.d.WaitWindows(ctx, 3); err != nil {
+		b.Fatal(err)
 	}
 	return k
 }

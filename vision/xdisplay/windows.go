@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"slices"
 	"strings"
 	"time"
 
@@ -89,6 +90,27 @@ func (d *Display) WaitWindow(ctx context.Context, title string) (Window, error) 
 		case <-ctx.Done():
 			return Window{}, fmt.Errorf("xdisplay: wait for window %q (have %s): %w",
 				title, strings.Join(seen, ", "), ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// WaitWindows polls until at least n viewable windows are shown, and returns
+// them all. It blocks until then or until ctx is done; pass a context with a
+// deadline.
+func (d *Display) WaitWindows(ctx context.Context, n int) ([]Window, error) {
+	for {
+		ws, err := d.Windows(ctx)
+		if err != nil && ctx.Err() == nil {
+			return nil, err
+		}
+		shown := slices.DeleteFunc(ws, func(w Window) bool { return !w.Viewable || w.Bounds.Empty() })
+		if len(shown) >= n {
+			return shown, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("xdisplay: wait for %d windows (have %d): %w", n, len(shown), ctx.Err())
 		case <-time.After(50 * time.Millisecond):
 		}
 	}

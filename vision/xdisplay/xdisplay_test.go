@@ -150,6 +150,41 @@ func TestWaitWindowTimesOut(t *testing.T) {
 	}
 }
 
+// TestWaitWindows starts two xterms and waits for both to be shown; asking
+// for one more times out.
+func TestWaitWindows(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	d, err := Start(ctx, Options{Width: 800, Height: 600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeAndCheck(t, d)
+	for i, geom := range []string{"40x5+10+20", "40x5+300+300"} {
+		app, err := d.StartApp(ctx, "xterm", "-T", fmt.Sprintf("wait-%d", i), "-geometry", geom)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer app.Stop()
+	}
+	ws, err := d.WaitWindows(ctx, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	titles := map[string]bool{}
+	for _, w := range ws {
+		titles[w.Title] = w.Viewable
+	}
+	if len(ws) != 2 || !titles["wait-0"] || !titles["wait-1"] {
+		t.Errorf("windows %v, want the two xterms shown", titles)
+	}
+	short, cancelShort := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancelShort()
+	if _, err := d.WaitWindows(short, 3); err == nil {
+		t.Error("WaitWindows(3) returned with two windows shown")
+	}
+}
+
 // closeAndCheck closes d and verifies that the X server process is gone and its
 // socket and lock file removed.
 func closeAndCheck(t *testing.T, d *Display) {
