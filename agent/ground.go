@@ -113,28 +113,19 @@ func (r *runState) screenAnswered(ctx context.Context) error {
 // after acted, at most clickAnswerTimeout (an action that changes nothing
 // costs that once).
 func (r *runState) screenAnswer(ctx context.Context, acted time.Time) error {
-	before, ignore := r.frame, r.ownIgnore()
-	var prev *image.RGBA
-	changed := false
-	for {
-		f, err := r.a.Screen.Capture(ctx)
+	// awaitAnswer keeps only the last frame, so each capture goes into the
+	// frame before it: two buffers, whatever the number of polls.
+	var frames [2]*image.RGBA
+	n := 0
+	return awaitAnswer(ctx, acted, r.frame, r.ownIgnore(), func(ctx context.Context) (*image.RGBA, error) {
+		f, err := vision.CaptureInto(ctx, r.a.Screen, frames[n%2])
 		if err != nil {
-			return fmt.Errorf("screenshot: %w", err)
+			return nil, fmt.Errorf("screenshot: %w", err)
 		}
-		changed = changed || before == nil || !vision.Same(before, f, ignore)
-		since := time.Since(acted)
-		if since >= clickAnswerTimeout || (changed && since >= keyGap && prev != nil && vision.Same(prev, f, ignore)) {
-			return nil
-		}
-		prev = f
-		tm := time.NewTimer(settleInterval)
-		select {
-		case <-tm.C:
-		case <-ctx.Done():
-			tm.Stop()
-			return ctx.Err()
-		}
-	}
+		frames[n%2] = f
+		n++
+		return f, nil
+	})
 }
 
 // look computes what an observation of frame adds to the screenshot: the

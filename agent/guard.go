@@ -25,10 +25,10 @@ type trackedInput struct {
 	Input
 	cursor func() (image.Point, error)
 
-	// look captures the target display (frame coordinates start at origin),
-	// to see the app answer a click; nil = keyGap only.
-	look   func(ctx context.Context) (*image.RGBA, error)
-	origin image.Point
+	// screen captures the target display, whose place on the root window
+	// is display, to see the app answer a click; nil = keyGap only.
+	screen  vision.Capturer
+	display image.Rectangle
 
 	mu      sync.Mutex
 	pointer *image.Point // where the agent's last primitive left the pointer
@@ -96,17 +96,38 @@ func (t *trackedInput) pointerDone(c *click) {
 // beforeClick notes the screen around p (root coordinates) before a click.
 func (t *trackedInput) beforeClick(ctx context.Context, p actions.Point) *click {
 	c := &click{at: image.Pt(p.X, p.Y)}
-	if t.look != nil {
-		if f, err := t.look(ctx); err == nil {
-			c.before = vision.Crop(f, t.area(f, c.at))
+	if t.screen != nil {
+		if before, err := t.around(ctx, c.at); err == nil {
+			c.before = before
 		}
 	}
 	return c
 }
 
-// area is clickArea around at, in the coordinates of frame f.
-func (t *trackedInput) area(f *image.RGBA, at image.Point) image.Rectangle {
-	return clickArea.Add(at.Sub(t.origin)).Add(f.Rect.Min).Intersect(f.Rect)
+// rectCapturer captures a rectangle of the root window, as
+// internal/desktop's Desktop does.
+type rectCapturer interface {
+	CaptureRect(ctx context.Context, r image.Rectangle) (*image.RGBA, error)
+}
+
+// around returns a new picture of clickArea around at (root coordinates),
+// clipped to the target display: that area alone when the screen can capture
+// a rectangle (a 320x120 capture instead of a whole 1920x1080 frame, before
+// every click and every 15 ms while keys wait for its answer), else cut from
+// a whole frame.
+func (t *trackedInput) around(ctx context.Context, at image.Point) (*image.RGBA, error) {
+	r := clickArea.Add(at).Intersect(t.display)
+	if rc, ok := t.screen.(rectCapturer); ok {
+		if r.Empty() {
+			return image.NewRGBA(image.Rectangle{}), nil
+		}
+		return rc.CaptureRect(ctx, r)
+	}
+	f, err := t.screen.Capture(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return vision.Crop(f, r.Sub(t.display.Min).Add(f.Rect.Min)), nil
 }
 
 // settle records the state after one of the agent's own primitives, reading where
@@ -193,20 +214,31 @@ const clickAnswerTimeout = time.Second
 // around the click is watched: a caret blinking in the field the focus left
 // would look like an answer.
 func (t *trackedInput) clickAnswered(ctx context.Context, c click) error {
+	return awaitAnswer(ctx, c.ended, c.before, nil, func(ctx context.Context) (*image.RGBA, error) {
+		return t.around(ctx, c.at)
+	})
+}
+
+// awaitAnswer waits until the pictures next takes, every settleInterval, show
+// an answer to an action that ended at ended: a change from before (a nil
+// before counts as one), then two equal pictures in a row, ignore left out of
+// both comparisons; at least keyGap after ended, at most clickAnswerTimeout
+// (an action that changes nothing costs that once). It keeps only the last
+// picture next returned, so next may write over the one before it.
+func awaitAnswer(ctx context.Context, ended time.Time, before *image.RGBA, ignore []image.Rectangle, next func(context.Context) (*image.RGBA, error)) error {
 	var prev *image.RGBA
 	changed := false
 	for {
-		f, err := t.look(ctx)
+		f, err := next(ctx)
 		if err != nil {
 			return err
 		}
-		now := vision.Crop(f, t.area(f, c.at))
-		changed = changed || !vision.Same(c.before, now, nil)
-		since := time.Since(c.ended)
-		if since >= clickAnswerTimeout || (changed && since >= keyGap && prev != nil && vision.Same(prev, now, nil)) {
+		changed = changed || !vision.Same(before, f, ignore)
+		since := time.Since(ended)
+		if since >= clickAnswerTimeout || (changed && since >= keyGap && prev != nil && vision.Same(prev, f, ignore)) {
 			return nil
 		}
-		prev = now
+		prev = f
 		tm := time.NewTimer(settleInterval)
 		select {
 		case <-tm.C:

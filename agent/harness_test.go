@@ -159,6 +159,24 @@ func (l *eventLog) onEvent(f func(agent.Event)) {
 	l.mu.Unlock()
 }
 
+// watchCodeAndPauses reports, from now on, that the model's code was
+// parsed (once, on a channel that never blocks the events) and each pause.
+func (l *eventLog) watchCodeAndPauses() (codeSeen <-chan struct{}, paused <-chan agent.Paused) {
+	code, p := make(chan struct{}, 1), make(chan agent.Paused, 1)
+	l.onEvent(func(e agent.Event) {
+		switch e := e.(type) {
+		case agent.CodeParsed:
+			select {
+			case code <- struct{}{}:
+			default:
+			}
+		case agent.Paused:
+			p <- e
+		}
+	})
+	return code, p
+}
+
 func (l *eventLog) all() []agent.Event {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -321,18 +321,7 @@ func TestTakeoverPausesUntilResumed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer person.Close()
-	codeSeen, paused := make(chan struct{}, 1), make(chan agent.Paused, 1)
-	r.events.onEvent(func(e agent.Event) {
-		switch e := e.(type) {
-		case agent.CodeParsed:
-			select {
-			case codeSeen <- struct{}{}:
-			default:
-			}
-		case agent.Paused:
-			paused <- e
-		}
-	})
+	codeSeen, paused := r.events.watchCodeAndPauses()
 	s := r.agent.Start(t.Context(), "takeover", r.hooks())
 	defer s.Stop()
 	<-codeSeen // the script is about to wait 3 s: the person acts meanwhile

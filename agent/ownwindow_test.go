@@ -14,7 +14,6 @@ import (
 
 	"deskpilot/actions"
 	"deskpilot/actions/robot"
-	"deskpilot/agent"
 	"deskpilot/internal/config"
 )
 
@@ -48,18 +47,7 @@ func TestOwnInputIsNoTakeover(t *testing.T) {
 				}
 				return time.Time{}
 			}
-			codeSeen, paused := make(chan struct{}, 1), make(chan agent.Paused, 1)
-			r.events.onEvent(func(e agent.Event) {
-				switch e := e.(type) {
-				case agent.CodeParsed:
-					select {
-					case codeSeen <- struct{}{}:
-					default:
-					}
-				case agent.Paused:
-					paused <- e
-				}
-			})
+			codeSeen, paused := r.events.watchCodeAndPauses()
 			s := r.agent.Start(t.Context(), "own input", r.hooks())
 			defer s.Stop()
 			<-codeSeen

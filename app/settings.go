@@ -274,15 +274,7 @@ func (v *settingsView) showGuidance(reason string) {
 	v.guidance.Show()
 }
 
-func (v *settingsView) showResult(s string, bad bool) {
-	v.result.SetText(s)
-	v.result.Importance = widget.SuccessImportance
-	if bad {
-		v.result.Importance = widget.DangerImportance
-	}
-	v.result.Refresh()
-	v.result.Show()
-}
+func (v *settingsView) showResult(s string, bad bool) { showOutcome(v.result, s, bad) }
 
 // save writes the config file and, with a keyring, the typed key.
 func (v *settingsView) save() {

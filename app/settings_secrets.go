@@ -115,12 +115,4 @@ func (v *secretsView) remove(name string) {
 	v.show(fmt.Sprintf("Removed %q.", name), false)
 }
 
-func (v *secretsView) show(s string, bad bool) {
-	v.result.SetText(s)
-	v.result.Importance = widget.SuccessImportance
-	if bad {
-		v.result.Importance = widget.DangerImportance
-	}
-	v.result.Refresh()
-	v.result.Show()
-}
+func (v *secretsView) show(s string, bad bool) { showOutcome(v.result, s, bad) }

@@ -265,12 +265,7 @@ func (r *resultPanel) test() {
 	r.testNote.Show()
 	r.u.testSaved(func(msg string, ok bool) {
 		r.testBtn.Enable()
-		r.testNote.SetText(msg)
-		r.testNote.Importance = widget.SuccessImportance
-		if !ok {
-			r.testNote.Importance = widget.DangerImportance
-		}
-		r.testNote.Refresh()
+		showOutcome(r.testNote, msg, !ok)
 	})
 }
 

@@ -156,6 +156,18 @@ func caption(s string) fyne.CanvasObject {
 	return container.New(layout.NewCustomPaddedLayout(4, 0, 0, 0), tight(l))
 }
 
+// showOutcome shows s on l in the success colour, or in the error colour
+// when bad: the result of saving settings, a secret, a connection test.
+func showOutcome(l *widget.Label, s string, bad bool) {
+	l.SetText(s)
+	l.Importance = widget.SuccessImportance
+	if bad {
+		l.Importance = widget.DangerImportance
+	}
+	l.Refresh()
+	l.Show()
+}
+
 // actionLabel is one executed primitive; failed ones show in the error colour.
 func actionLabel(a actions.Record) *widget.Label {
 	l := widget.NewLabelWithStyle(actionText(a), fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})

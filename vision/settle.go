@@ -27,8 +27,10 @@ type IntoCapturer interface {
 	CaptureInto(ctx context.Context, dst *image.RGBA) (*image.RGBA, error)
 }
 
-// captureInto captures from c into spare when c can, else a new frame.
-func captureInto(ctx context.Context, c Capturer, spare *image.RGBA) (*image.RGBA, error) {
+// CaptureInto captures from c into spare, a frame the caller no longer
+// needs, when c is an IntoCapturer; otherwise (or with a nil spare) into a
+// new frame. It returns the frame written.
+func CaptureInto(ctx context.Context, c Capturer, spare *image.RGBA) (*image.RGBA, error) {
 	if ic, ok := c.(IntoCapturer); ok && spare != nil {
 		return ic.CaptureInto(ctx, spare)
 	}
@@ -116,7 +118,7 @@ func Settle(ctx context.Context, c Capturer, before *image.RGBA, o SettleOptions
 			return res, nil
 		case <-tick.C:
 		}
-		cur, err := captureInto(ctx, c, spare)
+		cur, err := CaptureInto(ctx, c, spare)
 		if err != nil {
 			res.Elapsed = time.Since(start)
 			return res, fmt.Errorf("settle: capture: %w", err)

@@ -29,18 +29,24 @@ func TestBands(t *testing.T) {
 	}
 }
 
-func TestSegments(t *testing.T) {
-	g := image.NewGray(image.Rect(0, 0, 300, 60))
+// inkPage returns a white w x h page and a function that inks a rectangle of
+// it black.
+func inkPage(w, h int) (*image.Gray, func(image.Rectangle)) {
+	g := image.NewGray(image.Rect(0, 0, w, h))
 	for i := range g.Pix {
 		g.Pix[i] = 255
 	}
-	ink := func(r image.Rectangle) {
+	return g, func(r image.Rectangle) {
 		for y := r.Min.Y; y < r.Max.Y; y++ {
 			for x := r.Min.X; x < r.Max.X; x++ {
 				g.Pix[y*g.Stride+x] = 0
 			}
 		}
 	}
+}
+
+func TestSegments(t *testing.T) {
+	g, ink := inkPage(300, 60)
 	ink(image.Rect(10, 20, 40, 30))   // a word
 	ink(image.Rect(50, 20, 80, 30))   // the next word: 10 blank columns, same segment
 	ink(image.Rect(200, 5, 260, 15))  // another window, past a wide gutter
@@ -151,17 +157,7 @@ func TestOwn(t *testing.T) {
 // A band reads the lines of its core and those crossing the core's edges,
 // not those lying wholly in the overlap rows, which its neighbours own.
 func TestToCore(t *testing.T) {
-	g := image.NewGray(image.Rect(0, 0, 300, 208)) // a window: 24 overlap rows, a 160-row core, 24 more
-	for i := range g.Pix {
-		g.Pix[i] = 255
-	}
-	ink := func(r image.Rectangle) {
-		for y := r.Min.Y; y < r.Max.Y; y++ {
-			for x := r.Min.X; x < r.Max.X; x++ {
-				g.Pix[y*g.Stride+x] = 0
-			}
-		}
-	}
+	g, ink := inkPage(300, 208) // a window: 24 overlap rows, a 160-row core, 24 more
 	core := image.Rect(0, 24, 300, 184)
 	ink(image.Rect(10, 4, 90, 16))    // column 1: a line wholly above the core
 	ink(image.Rect(10, 19, 90, 31))   // crossing the core's top
