@@ -114,17 +114,25 @@ func TestCaptureFullScreen(t *testing.T) {
 	}
 }
 
-func TestCaptureRegion(t *testing.T) {
+// openPainted opens Main's display, closed when the test ends, with the test
+// pattern painted over the whole root, and returns the root's size.
+func openPainted(t *testing.T) (*Screen, image.Point) {
+	t.Helper()
 	s, err := Open("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	t.Cleanup(func() { s.Close() })
 	size, err := s.Size()
 	if err != nil {
 		t.Fatal(err)
 	}
 	paint(t, os.Getenv("DISPLAY"), pattern(size.X, size.Y, background, odd)...)
+	return s, size
+}
+
+func TestCaptureRegion(t *testing.T) {
+	s, size := openPainted(t)
 	tests := []struct {
 		name string
 		r    image.Rectangle
@@ -198,13 +206,7 @@ func TestCaptureErrors(t *testing.T) {
 }
 
 func TestConcurrentCaptures(t *testing.T) {
-	s, err := Open("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	size, _ := s.Size()
-	paint(t, os.Getenv("DISPLAY"), pattern(size.X, size.Y, background, odd)...)
+	s, _ := openPainted(t)
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
 	for i := range 8 {
@@ -352,17 +354,8 @@ func TestOpenAuth(t *testing.T) {
 // TestCaptureInto checks that a frame handed back is written over in place
 // when it fits, with what the display shows now, and is left alone otherwise.
 func TestCaptureInto(t *testing.T) {
-	s, err := Open("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	size, err := s.Size()
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, size := openPainted(t)
 	name := os.Getenv("DISPLAY")
-	paint(t, name, pattern(size.X, size.Y, background, odd)...)
 	first, err := s.Capture(t.Context(), image.Rectangle{})
 	if err != nil {
 		t.Fatal(err)
