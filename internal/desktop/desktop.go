@@ -93,6 +93,10 @@ type Options struct {
 	// XDisplay names the X display ("" = $DISPLAY). Only x11 can drive a display
 	// other than $DISPLAY.
 	XDisplay string
+	// Wayland names the Wayland compositor's socket, as $WAYLAND_DISPLAY does
+	// (a name in $XDG_RUNTIME_DIR or an absolute path; "" = $WAYLAND_DISPLAY),
+	// for the wlroots backend.
+	Wayland string
 	// XAuthority is the X authority file whose cookie the x11 backend connects
 	// with ("" = $XAUTHORITY, as every X client): a process driving several
 	// private displays, each with a cookie of its own, names each one's file.
@@ -127,7 +131,7 @@ type Desktop struct {
 func Open(o Options) (*Desktop, error) {
 	name := o.Backend
 	if name == "" {
-		name = DefaultBackend
+		name, _ = Choose(o, os.Getenv)
 	}
 	open, ok := backends()[name]
 	if !ok {

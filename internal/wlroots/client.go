@@ -324,3 +324,6 @@ var ErrUnsupported = errors.ErrUnsupported
 
 // now is the timestamp for input events: milliseconds on one clock.
 func now() uint32 { return uint32(time.Now().UnixMilli()) }
+
+// Sync waits until the compositor has handled every request sent so far.
+func (c *Client) Sync(ctx context.Context) error { return c.conn.Sync(ctx) }

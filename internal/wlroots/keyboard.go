@@ -21,6 +21,11 @@ var modifierCodes = map[uint32]uint32{
 	keysym.ShiftL: 42, keysym.ControlL: 29, keysym.AltL: 56, keysym.SuperL: 125,
 }
 
+// modifierMasks are the XKB real modifiers of the modifier keys (Shift,
+// Control, Mod1, Mod4), which wlroots does not derive from a virtual
+// keyboard's keys: the client sends them itself (zwp_virtual_keyboard_v1.modifiers).
+var modifierMasks = map[uint32]uint32{42: 1 << 0, 29: 1 << 2, 56: 1 << 3, 125: 1 << 6}
+
 // maxCode is the highest evdev code the keymap uses: XKB keycode 255, the
 // most an X client under Xwayland can see.
 const maxCode = 247
@@ -42,6 +47,7 @@ type Keyboard struct {
 	mu    sync.Mutex
 	codes map[uint32]uint32 // keysym -> evdev code
 	down  map[uint32]bool   // evdev codes held
+	mods  uint32            // modifiers held (modifierMasks)
 	ready bool
 }
 
@@ -173,7 +179,18 @@ func (k *Keyboard) upload() error {
 	if _, err := unix.Write(fd, b); err != nil {
 		return fmt.Errorf("wayland keyboard: write keymap: %w", err)
 	}
-	return k.kb.Keymap(wl.WlKeyboardKeymapFormatXkbV1, fd, uint32(len(b)))
+	if err := k.kb.Keymap(wl.WlKeyboardKeymapFormatXkbV1, fd, uint32(len(b))); err != nil {
+		return err
+	}
+	if k.mods != 0 {
+		// A client that takes a new keymap starts from no modifiers, and the
+		// compositor forwards only a change: clear them, then set them again.
+		if err := k.kb.Modifiers(0, 0, 0, 0); err != nil {
+			return err
+		}
+		return k.kb.Modifiers(k.mods, 0, 0, 0)
+	}
+	return nil
 }
 
 // keymapText is an XKB keymap with one single-level key per keysym.
@@ -187,6 +204,10 @@ func keymapText(codes map[uint32]uint32) string {
 	b.WriteString("};\nxkb_types \"deskpilot\" { include \"complete\" };\nxkb_compat \"deskpilot\" { include \"complete\" };\nxkb_symbols \"deskpilot\" {\n")
 	syms := slices.Sorted(maps.Keys(codes))
 	for _, s := range syms {
+		if s >= 'a' && s <= 'z' { // shift+x is X, as on any layout
+			fmt.Fprintf(&b, " key <K%d> { type = \"ALPHABETIC\", [ 0x%08x, 0x%08x ] };\n", codes[s], s, s-'a'+'A')
+			continue
+		}
 		fmt.Fprintf(&b, " key <K%d> { [ 0x%08x ] };\n", codes[s], s)
 	}
 	for s, mod := range map[uint32]string{keysym.ShiftL: "Shift", keysym.ControlL: "Control", keysym.AltL: "Mod1", keysym.SuperL: "Mod4"} {
@@ -220,6 +241,14 @@ func (k *Keyboard) keyLocked(code uint32, down bool) error {
 		k.down[code] = true
 	} else {
 		delete(k.down, code)
+	}
+	if mask, ok := modifierMasks[code]; ok {
+		if down {
+			k.mods |= mask
+		} else {
+			k.mods &^= mask
+		}
+		return k.kb.Modifiers(k.mods, 0, 0, 0)
 	}
 	return nil
 }

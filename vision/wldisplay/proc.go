@@ -19,6 +19,8 @@ type proc struct {
 	out  *tailBuffer
 	done chan struct{}
 	err  error
+	// stdin keeps a watched process's pipe open (startWatched).
+	stdin *os.File
 }
 
 // start runs cmd in its own process group with its output kept.
@@ -40,6 +42,28 @@ func start(cmd *exec.Cmd) (*proc, error) {
 	return p, nil
 }
 
+// startWatched runs argv under a shell that ends it when this process dies:
+// the kernel's parent-death signal does not survive setpriv's change of uid,
+// so the shell, which keeps it, waits on a pipe from this process instead and
+// kills the program when the pipe closes.
+func startWatched(argv []string) (*proc, error) {
+	script := `"$@" & child=$!; trap 'kill $child 2>/dev/null; wait $child; exit 0' TERM; read _; kill $child 2>/dev/null; wait $child`
+	cmd := exec.Command("sh", append([]string{"-c", script, "sh"}, argv...)...)
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdin = r
+	p, err := start(cmd)
+	r.Close()
+	if err != nil {
+		w.Close()
+		return nil, err
+	}
+	p.stdin = w
+	return p, nil
+}
+
 // exited reports whether the process has ended.
 func (p *proc) exited() bool {
 	select {
@@ -54,6 +78,9 @@ func (p *proc) exited() bool {
 func (p *proc) stop() {
 	if p == nil || p.cmd.Process == nil {
 		return
+	}
+	if p.stdin != nil {
+		p.stdin.Close()
 	}
 	pgid := p.cmd.Process.Pid
 	_ = syscall.Kill(-pgid, syscall.SIGTERM)

@@ -92,15 +92,12 @@ func StartSway(ctx context.Context, o SwayOptions) (_ *Sway, err error) {
 	env := []string{"PATH=/usr/bin:/bin", "HOME=" + s.home, "XDG_RUNTIME_DIR=" + s.RuntimeDir,
 		"WLR_BACKENDS=headless", "WLR_LIBINPUT_NO_DEVICES=1", "WLR_RENDERER=pixman",
 		"WLR_HEADLESS_OUTPUTS=" + strconv.Itoa(o.Outputs)}
-	var cmd *exec.Cmd
+	run := append([]string{"env", "-i"}, env...)
+	run = append(run, "sway", "-c", conf)
 	if uid >= 0 {
-		args := append([]string{"--reuid=" + strconv.Itoa(uid), "--regid=" + strconv.Itoa(uid), "--clear-groups", "env", "-i"}, env...)
-		cmd = exec.Command("setpriv", append(args, "sway", "-c", conf)...)
-	} else {
-		cmd = exec.Command("sway", "-c", conf)
-		cmd.Env = env
+		run = append([]string{"setpriv", "--reuid=" + strconv.Itoa(uid), "--regid=" + strconv.Itoa(uid), "--clear-groups"}, run...)
 	}
-	if s.p, err = start(cmd); err != nil {
+	if s.p, err = startWatched(run); err != nil {
 		return nil, fmt.Errorf("wldisplay: start sway: %w", err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)

@@ -19,8 +19,8 @@ import (
 )
 
 type protocol struct {
-	Name       string      `xml:"name,attr"`
-	Interfaces []iface     `xml:"interface"`
+	Name       string  `xml:"name,attr"`
+	Interfaces []iface `xml:"interface"`
 }
 
 type iface struct {
