@@ -97,6 +97,10 @@ type Options struct {
 	// (a name in $XDG_RUNTIME_DIR or an absolute path; "" = $WAYLAND_DISPLAY),
 	// for the wlroots backend.
 	Wayland string
+	// SessionBus is the D-Bus session bus address of the gnome and portal
+	// backends ("" = $DBUS_SESSION_BUS_ADDRESS); PipeWire is PipeWire's socket
+	// for the gnome backend ("" = pipewire-0 in $XDG_RUNTIME_DIR).
+	SessionBus, PipeWire string
 	// XAuthority is the X authority file whose cookie the x11 backend connects
 	// with ("" = $XAUTHORITY, as every X client): a process driving several
 	// private displays, each with a cookie of its own, names each one's file.

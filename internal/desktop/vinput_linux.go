@@ -26,8 +26,8 @@ type vdevice interface {
 	// prepare readies the keys of syms, so that none changes the keymap
 	// while others are held.
 	prepare(syms []uint32) error
-	// typeSyms taps each keysym in turn.
-	typeSyms(ctx context.Context, syms []uint32) error
+	// typeText types text, whose keysyms are syms (keysym.Text).
+	typeText(ctx context.Context, text string, syms []uint32) error
 	// flush waits until the compositor has taken every event sent.
 	flush(ctx context.Context) error
 }
@@ -364,7 +364,7 @@ func (in *vinput) Type(ctx context.Context, text string) error {
 		return in.errorf("type: %w", err)
 	}
 	defer in.mu.Unlock()
-	if err := in.dev.typeSyms(ctx, syms); err != nil {
+	if err := in.dev.typeText(ctx, text, syms); err != nil {
 		return in.errorf("type: %w", err)
 	}
 	return nil

@@ -213,7 +213,9 @@ func (d wlrDevice) button(code uint32, down bool) error            { return d.pt
 func (d wlrDevice) key(sym uint32, down bool) error                { return d.kb.Key(sym, down) }
 func (d wlrDevice) prepare(syms []uint32) error                    { return d.kb.Prepare(syms) }
 func (d wlrDevice) flush(ctx context.Context) error                { return d.c.Sync(ctx) }
-func (d wlrDevice) typeSyms(ctx context.Context, s []uint32) error { return d.kb.Type(ctx, s, 0) }
+func (d wlrDevice) typeText(ctx context.Context, _ string, s []uint32) error {
+	return d.kb.Type(ctx, s, 0)
+}
 func (d wlrDevice) scroll(vertical bool, n int) error {
 	axis := uint32(wlroots.AxisVertical)
 	if !vertical {

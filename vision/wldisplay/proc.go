@@ -42,6 +42,21 @@ func start(cmd *exec.Cmd) (*proc, error) {
 	return p, nil
 }
 
+// startKeepStdout is start for a cmd whose stdout the caller reads.
+func startKeepStdout(cmd *exec.Cmd) (*proc, error) {
+	p := &proc{cmd: cmd, out: &tailBuffer{max: 64 << 10}, done: make(chan struct{})}
+	cmd.Stderr = p.out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
 // startWatched runs argv under a shell that ends it when this process dies:
 // the kernel's parent-death signal does not survive setpriv's change of uid,
 // so the shell, which keeps it, waits on a pipe from this process instead and
