@@ -208,11 +208,11 @@ type wlrDevice struct {
 	kb  *wlroots.Keyboard
 }
 
-func (d wlrDevice) move(p image.Point) error                       { return d.ptr.MoveTo(p) }
-func (d wlrDevice) button(code uint32, down bool) error            { return d.ptr.Button(code, down) }
-func (d wlrDevice) key(sym uint32, down bool) error                { return d.kb.Key(sym, down) }
-func (d wlrDevice) prepare(syms []uint32) error                    { return d.kb.Prepare(syms) }
-func (d wlrDevice) flush(ctx context.Context) error                { return d.c.Sync(ctx) }
+func (d wlrDevice) move(p image.Point) error            { return d.ptr.MoveTo(p) }
+func (d wlrDevice) button(code uint32, down bool) error { return d.ptr.Button(code, down) }
+func (d wlrDevice) key(sym uint32, down bool) error     { return d.kb.Key(sym, down) }
+func (d wlrDevice) prepare(syms []uint32) error         { return d.kb.Prepare(syms) }
+func (d wlrDevice) flush(ctx context.Context) error     { return d.c.Sync(ctx) }
 func (d wlrDevice) typeText(ctx context.Context, _ string, s []uint32) error {
 	return d.kb.Type(ctx, s, 0)
 }

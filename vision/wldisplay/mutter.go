@@ -66,6 +66,7 @@ func StartMutter(ctx context.Context, o MutterOptions) (_ *Mutter, err error) {
 		os.RemoveAll(m.RuntimeDir)
 		return nil, err
 	}
+	m.Socket = filepath.Join(m.RuntimeDir, "wayland-gw")
 	defer func() {
 		if err != nil {
 			m.Close()
@@ -80,10 +81,9 @@ func StartMutter(ctx context.Context, o MutterOptions) (_ *Mutter, err error) {
 	if err := m.run(ctx, "pipewire", func() bool { return exists(m.PipeWire) }, "pipewire"); err != nil {
 		return nil, err
 	}
-	if err := m.run(nil, "", nil, "wireplumber"); err != nil {
+	if err := m.run(ctx, "", nil, "wireplumber"); err != nil {
 		return nil, err
 	}
-	m.Socket = filepath.Join(m.RuntimeDir, "wayland-gw")
 	size := fmt.Sprintf("%dx%d", o.Width, o.Height)
 	if err := m.run(ctx, "mutter's RemoteDesktop on the bus", m.hasRemoteDesktop,
 		"mutter", "--headless", "--virtual-monitor", size, "--wayland", "--no-x11", "--wayland-display=wayland-gw"); err != nil {
@@ -96,7 +96,8 @@ func StartMutter(ctx context.Context, o MutterOptions) (_ *Mutter, err error) {
 func (m *Mutter) startBus(ctx context.Context) error {
 	cmd := exec.Command("dbus-daemon", "--session", "--nofork", "--nopidfile", "--print-address=1",
 		"--address=unix:path="+filepath.Join(m.RuntimeDir, "bus"))
-	cmd.Env = m.baseEnv()
+	// Programs the bus activates (the portals) get the session's variables.
+	cmd.Env = m.Env()
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return err
