@@ -40,23 +40,6 @@ type portalBackend struct {
 	in     *vinput
 }
 
-// PortalTokenPath is where the portal backend keeps its restore token:
-// $XDG_STATE_HOME/deskpilot/portal-restore-token (~/.local/state when unset).
-func PortalTokenPath() string {
-	dir := os.Getenv("XDG_STATE_HOME")
-	if dir == "" {
-		home, _ := os.UserHomeDir()
-		dir = filepath.Join(home, ".local", "state")
-	}
-	return filepath.Join(dir, "deskpilot", "portal-restore-token")
-}
-
-// NoPersistNote is what the portal backend says, once per install, when the
-// desktop's RemoteDesktop portal cannot remember consent.
-func NoPersistNote(version uint32) string {
-	return fmt.Sprintf("portal: this desktop's RemoteDesktop portal is version %d, which cannot remember consent (version 2, xdg-desktop-portal 1.17+, can): the desktop asks on every run", version)
-}
-
 func openPortal(o Options) (backend, error) {
 	conn, err := mutter.Connect(o.SessionBus)
 	if err != nil {

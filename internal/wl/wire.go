@@ -395,7 +395,7 @@ func (c *Conn) read() {
 	for {
 		n, oobn, _, _, err := c.sock.ReadMsgUnix(chunk, oob)
 		if err != nil {
-			c.fail(fmt.Errorf("wayland: the compositor closed the connection: %w", err))
+			c.fail(fmt.Errorf("wayland: the compositor closed the connection (it quit or crashed): %w", err))
 			closeAll(fds)
 			return
 		}
