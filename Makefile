@@ -12,6 +12,20 @@ DEB_PKGS  := gcc pkg-config xvfb openbox xdotool x11-utils x11-xserver-utils xte
              python3 python3-tk imagemagick scrot python3-pil bc fonts-dejavu-core \
              fonts-noto-cjk xdg-utils at-spi2-core dbus-daemon dbus-x11 zenity python3-pyatspi \
              mousepad tesseract-ocr libtesseract-dev tesseract-ocr-eng gcc-mingw-w64-x86-64
+# Wayland: headless sway (wlroots; the pixman renderer, no GPU) and mutter
+# with pipewire + wireplumber for the wlroots, gnome and portal backends'
+# tests (vision/wldisplay), native apps to drive there (foot, zenity and
+# mousepad above), grim and wtype as the peers `make bench` measures against,
+# the PipeWire headers the gnome backend's frames compile against (the
+# library itself is loaded at run time), the portal and its GNOME
+# implementation, and the protocol XML that internal/wl's generated bindings
+# are checked against (libwayland-dev, wayland-protocols, the wlr protocols in
+# librust-wayland-protocols-dev, plasma-wayland-protocols).
+DEB_PKGS  += sway grim wtype foot wl-clipboard wayland-utils \
+             mutter pipewire pipewire-bin wireplumber libglib2.0-bin \
+             libpipewire-0.3-dev libspa-0.2-dev \
+             xdg-desktop-portal xdg-desktop-portal-gnome \
+             libwayland-dev wayland-protocols librust-wayland-protocols-dev plasma-wayland-protocols
 export CGO_ENABLED := 1
 # VERSION is what `deskpilot --version` reports: the git description, else "dev".
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)

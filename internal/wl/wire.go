@@ -255,6 +255,11 @@ func Dial(path string) (*Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("wayland: connect to %s: %w", path, err)
 	}
+	return newConn(sock), nil
+}
+
+// newConn starts a client on a connected socket.
+func newConn(sock *net.UnixConn) *Conn {
 	c := &Conn{sock: sock, objs: map[uint32]Object{}, next: 2, done: make(chan struct{})}
 	d := &WlDisplay{}
 	d.conn, d.id = c, 1
@@ -276,7 +281,7 @@ func Dial(path string) (*Conn, error) {
 		c.mu.Unlock()
 	}
 	go c.read()
-	return c, nil
+	return c
 }
 
 // ProtocolError is a fatal error the compositor reported (wl_display.error).
@@ -386,6 +391,9 @@ func (c *Conn) send(id uint32, op uint16, m *Message) error {
 	return nil
 }
 
+// maxFDs bounds the file descriptors kept for events still to come.
+const maxFDs = 64
+
 // read reads events until the connection fails, dispatching each to its object.
 func (c *Conn) read() {
 	buf := make([]byte, 0, 1<<16)
@@ -401,26 +409,32 @@ func (c *Conn) read() {
 		}
 		if oobn > 0 {
 			fds = append(fds, parseRights(oob[:oobn])...)
+			if len(fds) > maxFDs { // sent and never claimed by an event
+				closeAll(fds[:len(fds)-maxFDs])
+				fds = fds[len(fds)-maxFDs:]
+			}
 		}
 		buf = append(buf, chunk[:n]...)
-		for len(buf) >= 8 {
-			id := binary.LittleEndian.Uint32(buf)
-			w := binary.LittleEndian.Uint32(buf[4:])
+		off := 0
+		for len(buf)-off >= 8 {
+			id := binary.LittleEndian.Uint32(buf[off:])
+			w := binary.LittleEndian.Uint32(buf[off+4:])
 			size, op := int(w>>16), uint16(w)
 			if size < 8 {
 				c.fail(fmt.Errorf("wayland: malformed event of %d bytes", size))
+				closeAll(fds)
 				return
 			}
-			if len(buf) < size {
+			if len(buf)-off < size {
 				break
 			}
-			e := &Event{c: c, b: buf[8:size], fds: &fds}
+			e := &Event{c: c, b: buf[off+8 : off+size], fds: &fds}
 			if o := c.lookup(id); o != nil {
 				o.Dispatch(op, e)
 			}
-			buf = buf[size:]
+			off += size
 		}
-		buf = append(buf[:0:0], buf...) // keep the unread tail, drop the rest
+		buf = buf[:copy(buf, buf[off:])] // the unread tail moves to the front
 	}
 }
 
