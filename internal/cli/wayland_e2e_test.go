@@ -169,3 +169,69 @@ func TestRunWhoseCompositorDiesEndsClearly(t *testing.T) {
 		t.Errorf("the trace's last record is %v, not the run's failed end", last)
 	}
 }
+
+// TestEvalOnSway runs two GAIA questions two at a time with
+// --display-server sway: each task's agent gets a headless sway of its own
+// (two compositors side by side), launches foot there (a Wayland-only
+// terminal), and reads back from the screen what foot printed.
+func TestEvalOnSway(t *testing.T) {
+	if _, err := exec.LookPath("sway"); err != nil {
+		t.Skip("sway is not installed (make deps installs it)")
+	}
+	isolate(t)
+	dir := t.TempDir()
+	suite := filepath.Join(dir, "suite")
+	os.MkdirAll(suite, 0o755)
+	var lines []string
+	for _, id := range []string{"a", "b"} {
+		lines = append(lines, fmt.Sprintf(`{"task_id": "wl-%s", "Question": "Which compositor, task %s?", "Level": 1, "Final answer": "sway"}`, id, id))
+	}
+	os.WriteFile(filepath.Join(suite, "metadata.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	m := newScriptedModel(t, map[string]policy{
+		"task a": swayTaskPolicy(t, filepath.Join(dir, "a.txt")),
+		"task b": swayTaskPolicy(t, filepath.Join(dir, "b.txt")),
+	})
+	srv := llmtest.New(t, m.replies(2*2)...)
+	out := filepath.Join(dir, "results")
+	stdout, stderr, code := runCLI(t.Context(), "eval", suite, "--out", out, "--parallel", "2", "--json", "--yes",
+		"--display-server", "sway", "--screen", "1280x720", "--base-url", srv.URL, "--model", "scripted", "--max-steps", "4")
+	if code != exitAnswered {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	sum, _ := parseSummary(t, stdout)
+	if sum.Passed != 2 {
+		t.Errorf("%d of 2 passed\n%s\n%s", sum.Passed, stdout, stderr)
+	}
+	a, _ := os.ReadFile(filepath.Join(dir, "a.txt"))
+	b, _ := os.ReadFile(filepath.Join(dir, "b.txt"))
+	sa, sb := strings.TrimSpace(string(a)), strings.TrimSpace(string(b))
+	if !strings.Contains(sa, "wl-sway-rt-") || !strings.Contains(sb, "wl-sway-rt-") || sa == sb {
+		t.Errorf("the tasks' foot saw WAYLAND_DISPLAY %q and %q: want two compositors of their own", sa, sb)
+		for _, r := range srv.Requests() {
+			t.Log(lastObservation(r))
+		}
+		t.Log(stderr)
+	}
+}
+
+// swayTaskPolicy launches foot running a script that writes foot's
+// WAYLAND_DISPLAY to file, waits for the file, then answers.
+func swayTaskPolicy(t *testing.T, file string) policy {
+	script := file + ".sh"
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho \"$WAYLAND_DISPLAY\" > "+file+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return func(_ testing.TB, step int, _ llmtest.Request) string {
+		switch step {
+		case 0:
+			return fmt.Sprintf("launch(%q)", "foot "+script)
+		case 1:
+			for end := time.Now().Add(20 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+				if b, _ := os.ReadFile(file); len(b) > 0 {
+					break
+				}
+			}
+		}
+		return `final_answer("sway")`
+	}
+}

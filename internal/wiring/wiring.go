@@ -59,6 +59,9 @@ type Options struct {
 	// "" = $XAUTHORITY. A private display with a cookie of its own needs it
 	// (vision/xdisplay.Display.XAuthority).
 	XAuthority string
+	// Wayland is the Wayland compositor's socket for the wlroots backend
+	// (desktop.Options.Wayland); "" = $WAYLAND_DISPLAY.
+	Wayland string
 	// Env is the environment of programs the agent launches (launch,
 	// open_url), to which the display's DISPLAY and XAUTHORITY are added; nil
 	// = this process's own.
@@ -159,7 +162,7 @@ func OpenDesktop(cfg config.Config, hasWindow bool) (*desktop.Desktop, error) {
 
 func desktopOptions(cfg config.Config, o Options) desktop.Options {
 	return desktop.Options{Backend: cfg.Backend, XDisplay: cfg.XDisplay, Monitor: cfg.Display,
-		HasWindow: o.HasWindow, XAuthority: o.XAuthority, Env: o.Env}
+		HasWindow: o.HasWindow, XAuthority: o.XAuthority, Wayland: o.Wayland, Env: o.Env}
 }
 
 // NewAgent wires an agent for cfg on an open desktop, without the grounding
