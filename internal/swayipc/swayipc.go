@@ -24,11 +24,12 @@ import (
 
 // Message types (sway-ipc(7)).
 const (
-	msgCommand   = 0
-	msgSubscribe = 2
-	msgGetTree   = 4
-	msgGetVer    = 7
-	eventWindow  = 0x80000003
+	msgCommand    = 0
+	msgSubscribe  = 2
+	msgGetOutputs = 3
+	msgGetTree    = 4
+	msgGetVer     = 7
+	eventWindow   = 0x80000003
 )
 
 const magic = "i3-ipc"
@@ -277,4 +278,37 @@ func Subscribe(ctx context.Context, path string, fn func(change string)) error {
 		}
 	}()
 	return nil
+}
+
+// Output is one active output as sway lays it out.
+type Output struct {
+	Name    string
+	Rect    image.Rectangle // logical layout coordinates
+	Scale   float64
+	Focused bool
+}
+
+// Outputs lists the active outputs.
+func (c *Conn) Outputs(ctx context.Context) ([]Output, error) {
+	b, err := c.call(ctx, msgGetOutputs, nil)
+	if err != nil {
+		return nil, err
+	}
+	var raw []struct {
+		Name    string  `json:"name"`
+		Active  bool    `json:"active"`
+		Focused bool    `json:"focused"`
+		Scale   float64 `json:"scale"`
+		Rect    rect    `json:"rect"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return nil, fmt.Errorf("sway ipc: outputs: %w", err)
+	}
+	var out []Output
+	for _, o := range raw {
+		if o.Active {
+			out = append(out, Output{Name: o.Name, Rect: o.Rect.image(), Scale: o.Scale, Focused: o.Focused})
+		}
+	}
+	return out, nil
 }

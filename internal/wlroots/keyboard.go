@@ -38,17 +38,21 @@ const maxCode = 247
 // wtype loses its first character this way in 4 runs of 10 on sway.
 const captureSettle = 150 * time.Millisecond
 
-// Keyboard is a virtual keyboard whose keymap deskpilot writes: the four
-// modifiers plus one key per keysym it was asked to type, so any character
-// types as itself, whatever layout the person uses. Safe for concurrent use.
+// Keyboard is a virtual keyboard whose keymap deskpilot writes: a US
+// keyboard at its real key codes (usLayout) and the four modifiers, plus a
+// key of its own for each other keysym it was asked to type, so any
+// character types as itself, whatever layout the person uses. Safe for
+// concurrent use.
 type Keyboard struct {
 	c     *Client
 	kb    *wl.ZwpVirtualKeyboardV1
 	mu    sync.Mutex
-	codes map[uint32]uint32 // keysym -> evdev code
+	codes map[uint32]uint32 // keysym -> spare evdev code, for keysyms no US key has
 	down  map[uint32]bool   // evdev codes held
 	mods  uint32            // modifiers held (modifierMasks)
-	ready bool
+	// autoShift are the codes Key pressed Shift for.
+	autoShift map[uint32]bool
+	ready     bool
 }
 
 // NewKeyboard creates the virtual keyboard and uploads its first keymap.
@@ -58,8 +62,7 @@ func (c *Client) NewKeyboard(ctx context.Context) (*Keyboard, error) {
 	if c.keyboard == nil || c.seat == nil {
 		return nil, errMissing(needKeyboard, "type")
 	}
-	k := &Keyboard{c: c, kb: &wl.ZwpVirtualKeyboardV1{}, codes: map[uint32]uint32{}, down: map[uint32]bool{}}
-	maps.Copy(k.codes, modifierCodes)
+	k := &Keyboard{c: c, kb: &wl.ZwpVirtualKeyboardV1{}, codes: map[uint32]uint32{}, down: map[uint32]bool{}, autoShift: map[uint32]bool{}}
 	if err := c.keyboard.CreateVirtualKeyboard(c.seat, k.kb); err != nil {
 		return nil, err
 	}
@@ -124,7 +127,7 @@ func (k *Keyboard) Prepare(syms []uint32) error {
 func (k *Keyboard) prepareLocked(syms []uint32) error {
 	var missing []uint32
 	for _, s := range syms {
-		if _, ok := k.codes[s]; !ok && !slices.Contains(missing, s) {
+		if _, ok := k.codeOf(s); !ok && !slices.Contains(missing, s) {
 			missing = append(missing, s)
 		}
 	}
@@ -133,10 +136,10 @@ func (k *Keyboard) prepareLocked(syms []uint32) error {
 	}
 	free := k.freeCodes()
 	if len(free) < len(missing) {
-		// Start over with the modifiers, the keys held and what this text needs.
+		// Start over with the keys held and what this text needs.
 		keep := map[uint32]uint32{}
 		for s, code := range k.codes {
-			if _, mod := modifierCodes[s]; mod || k.down[code] || slices.Contains(syms, s) {
+			if k.down[code] || slices.Contains(syms, s) {
 				keep[s] = code
 			}
 		}
@@ -152,14 +155,33 @@ func (k *Keyboard) prepareLocked(syms []uint32) error {
 	return k.upload()
 }
 
-// freeCodes lists the codes no keysym uses, lowest first.
+// codeOf is the key of keysym s, and whether it needs Shift (a US key's
+// upper level).
+func (k *Keyboard) codeOf(s uint32) (code uint32, ok bool) {
+	if c, ok := modifierCodes[s]; ok {
+		return c, true
+	}
+	if u, ok := usIndex[s]; ok {
+		return u.code, true
+	}
+	c, ok := k.codes[s]
+	return c, ok
+}
+
+// needsShift reports whether keysym s is the upper level of its US key.
+func needsShift(s uint32) bool {
+	u, ok := usIndex[s]
+	return ok && u.shift
+}
+
+// freeCodes lists the spare codes no keysym uses.
 func (k *Keyboard) freeCodes() []uint32 {
 	used := map[uint32]bool{}
 	for _, code := range k.codes {
 		used[code] = true
 	}
 	var out []uint32
-	for code := uint32(1); code <= maxCode; code++ {
+	for _, code := range spareCodes {
 		if !used[code] {
 			out = append(out, code)
 		}
@@ -193,40 +215,70 @@ func (k *Keyboard) upload() error {
 	return nil
 }
 
-// keymapText is an XKB keymap with one single-level key per keysym.
-func keymapText(codes map[uint32]uint32) string {
+// keymapText is an XKB keymap: the US keys, the modifiers, and one
+// single-level key per extra keysym.
+func keymapText(extra map[uint32]uint32) string {
 	var b strings.Builder
 	b.WriteString("xkb_keymap {\nxkb_keycodes \"deskpilot\" {\n minimum = 8;\n maximum = 255;\n")
-	byCode := slices.Sorted(maps.Values(codes))
-	for _, code := range byCode {
+	var all []uint32
+	for _, k := range usLayout {
+		all = append(all, k.code)
+	}
+	all = append(all, slices.Collect(maps.Values(modifierCodes))...)
+	all = append(all, slices.Collect(maps.Values(extra))...)
+	slices.Sort(all)
+	for _, code := range slices.Compact(all) {
 		fmt.Fprintf(&b, " <K%d> = %d;\n", code, code+8)
 	}
 	b.WriteString("};\nxkb_types \"deskpilot\" { include \"complete\" };\nxkb_compat \"deskpilot\" { include \"complete\" };\nxkb_symbols \"deskpilot\" {\n")
-	syms := slices.Sorted(maps.Keys(codes))
-	for _, s := range syms {
-		if s >= 'a' && s <= 'z' { // shift+x is X, as on any layout
-			fmt.Fprintf(&b, " key <K%d> { type = \"ALPHABETIC\", [ 0x%08x, 0x%08x ] };\n", codes[s], s, s-'a'+'A')
-			continue
+	for _, k := range usLayout {
+		switch {
+		case k.upper == 0:
+			fmt.Fprintf(&b, " key <K%d> { [ 0x%08x ] };\n", k.code, k.lower)
+		case k.lower >= 'a' && k.lower <= 'z':
+			fmt.Fprintf(&b, " key <K%d> { type = \"ALPHABETIC\", [ 0x%08x, 0x%08x ] };\n", k.code, k.lower, k.upper)
+		default:
+			fmt.Fprintf(&b, " key <K%d> { type = \"TWO_LEVEL\", [ 0x%08x, 0x%08x ] };\n", k.code, k.lower, k.upper)
 		}
-		fmt.Fprintf(&b, " key <K%d> { [ 0x%08x ] };\n", codes[s], s)
 	}
-	for s, mod := range map[uint32]string{keysym.ShiftL: "Shift", keysym.ControlL: "Control", keysym.AltL: "Mod1", keysym.SuperL: "Mod4"} {
-		if code, ok := codes[s]; ok {
-			fmt.Fprintf(&b, " modifier_map %s { <K%d> };\n", mod, code)
-		}
+	for _, s := range slices.Sorted(maps.Keys(extra)) {
+		fmt.Fprintf(&b, " key <K%d> { [ 0x%08x ] };\n", extra[s], s)
+	}
+	for _, m := range []struct {
+		sym  uint32
+		name string
+	}{{keysym.ShiftL, "Shift"}, {keysym.ControlL, "Control"}, {keysym.AltL, "Mod1"}, {keysym.SuperL, "Mod4"}} {
+		fmt.Fprintf(&b, " key <K%d> { [ 0x%08x ] };\n modifier_map %s { <K%d> };\n", modifierCodes[m.sym], m.sym, m.name, modifierCodes[m.sym])
 	}
 	b.WriteString("};\n};\n")
 	return b.String()
 }
 
-// Key presses (down) or releases the key of keysym sym.
+// Key presses (down) or releases the key of keysym sym. A keysym on a US
+// key's upper level ("+", "A") is pressed with Shift, unless Shift is held.
 func (k *Keyboard) Key(sym uint32, down bool) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if err := k.prepareLocked([]uint32{sym}); err != nil {
 		return err
 	}
-	return k.keyLocked(k.codes[sym], down)
+	code, _ := k.codeOf(sym)
+	shift := modifierCodes[keysym.ShiftL]
+	auto := needsShift(sym) && (!k.down[shift] || k.autoShift[code])
+	if auto && down {
+		if err := k.keyLocked(shift, true); err != nil {
+			return err
+		}
+		k.autoShift[code] = true
+	}
+	if err := k.keyLocked(code, down); err != nil {
+		return err
+	}
+	if auto && !down {
+		delete(k.autoShift, code)
+		return k.keyLocked(shift, false)
+	}
+	return nil
 }
 
 func (k *Keyboard) keyLocked(code uint32, down bool) error {
@@ -253,7 +305,8 @@ func (k *Keyboard) keyLocked(code uint32, down bool) error {
 	return nil
 }
 
-// Type taps the key of each keysym in turn, waiting gap after each.
+// Type taps the key of each keysym in turn (with Shift for a US key's upper
+// level), waiting gap after each.
 func (k *Keyboard) Type(ctx context.Context, syms []uint32, gap time.Duration) error {
 	if err := k.Prepare(syms); err != nil {
 		return err
@@ -262,14 +315,7 @@ func (k *Keyboard) Type(ctx context.Context, syms []uint32, gap time.Duration) e
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		k.mu.Lock()
-		code := k.codes[s]
-		err := k.keyLocked(code, true)
-		if err == nil {
-			err = k.keyLocked(code, false)
-		}
-		k.mu.Unlock()
-		if err != nil {
+		if err := k.tap(s); err != nil {
 			return err
 		}
 		if gap > 0 {
@@ -279,6 +325,14 @@ func (k *Keyboard) Type(ctx context.Context, syms []uint32, gap time.Duration) e
 		}
 	}
 	return k.c.conn.Sync(ctx)
+}
+
+// tap presses and releases the key of s.
+func (k *Keyboard) tap(s uint32) error {
+	if err := k.Key(s, true); err != nil {
+		return err
+	}
+	return k.Key(s, false)
 }
 
 // ReleaseAll releases every key held.
