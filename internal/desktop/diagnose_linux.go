@@ -232,3 +232,51 @@ func portalConfFindings(pc PortalConfig, version, backend string) []Finding {
 	}
 	return out
 }
+
+// TakeoverNote is what the person should be told when the backend the
+// session gets cannot see them take over (it sees no idle time, so the
+// agent would go on while they type): "" when it can.
+func TakeoverNote(ctx context.Context, o Options, getenv func(string) string) string {
+	const stop = " Press Pause or Stop to take over."
+	name := o.Backend
+	if name == "" {
+		name, _ = Choose(o, getenv)
+	}
+	idleOnBus := func() bool {
+		conn, err := mutter.Connect(o.SessionBus)
+		if err != nil {
+			return false
+		}
+		defer conn.Close()
+		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		_, err = mutter.Idle(cctx, conn)
+		return err == nil
+	}
+	switch name {
+	case "wlroots":
+		socket, err := waylandSocket(o)
+		if err != nil {
+			return ""
+		}
+		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		c, err := wlroots.Dial(cctx, socket)
+		if err != nil {
+			return ""
+		}
+		defer c.Close()
+		if !c.Has(wl.OrgKdeKwinIdleInterface) {
+			return "This compositor does not tell deskpilot when you use the mouse or keyboard." + stop
+		}
+	case "gnome":
+		if !idleOnBus() {
+			return "GNOME does not tell deskpilot when you use the keyboard here." + stop
+		}
+	case "portal":
+		if !idleOnBus() {
+			return "The desktop portal shows deskpilot your pointer but not your keyboard." + stop
+		}
+	}
+	return ""
+}

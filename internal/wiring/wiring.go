@@ -59,6 +59,9 @@ type Options struct {
 	// "" = $XAUTHORITY. A private display with a cookie of its own needs it
 	// (vision/xdisplay.Display.XAuthority).
 	XAuthority string
+	// OwnInput is when the app last saw the person's input in its own windows
+	// (desktop.Options.OwnInput); nil = only what the desktop sees.
+	OwnInput func() time.Time
 	// Wayland is the Wayland compositor's socket for the wlroots backend
 	// (desktop.Options.Wayland); "" = $WAYLAND_DISPLAY.
 	Wayland string
@@ -162,7 +165,7 @@ func OpenDesktop(cfg config.Config, hasWindow bool) (*desktop.Desktop, error) {
 
 func desktopOptions(cfg config.Config, o Options) desktop.Options {
 	return desktop.Options{Backend: cfg.Backend, XDisplay: cfg.XDisplay, Monitor: cfg.Display,
-		HasWindow: o.HasWindow, XAuthority: o.XAuthority, Wayland: o.Wayland, Env: o.Env}
+		HasWindow: o.HasWindow, XAuthority: o.XAuthority, Wayland: o.Wayland, Env: o.Env, OwnInput: o.OwnInput}
 }
 
 // NewAgent wires an agent for cfg on an open desktop, without the grounding
