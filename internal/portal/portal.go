@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 )
@@ -254,7 +255,12 @@ func (s *Session) notify(method string, args ...any) error {
 	default:
 	}
 	all := append([]any{s.handle, map[string]dbus.Variant{}}, args...)
-	if err := s.obj.Call(rdIface+"."+method, dbus.FlagNoReplyExpected, all...).Err; err != nil {
+	// Each call waits for its reply: xdg-desktop-portal handles method calls
+	// on a pool of threads, so calls sent without waiting reached the desktop
+	// out of order (typed "typ via the ortaled" for "typed via the portal").
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.obj.CallWithContext(ctx, rdIface+"."+method, 0, all...).Err; err != nil {
 		return fmt.Errorf("portal: %s: %w", method, err)
 	}
 	return nil

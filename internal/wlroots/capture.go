@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"runtime"
+	"sync"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -76,7 +78,10 @@ type frameInfo struct {
 
 // Capture copies the output named out into dst when dst has the output's
 // pixel size, else into a new image, and returns it. The cursor is left out
-// (the observer draws its own).
+// (the observer draws its own). Where the compositor offers copies with
+// damage (screencopy version 2+), the output is streamed (stream.go) and a
+// capture converts the newest frame; otherwise each capture asks for the
+// next frame (CaptureNext).
 func (c *Client) Capture(ctx context.Context, out string, dst *image.RGBA) (*image.RGBA, error) {
 	if c.copier == nil || c.shm == nil {
 		return nil, errMissing(needScreencopy, "capture the screen")
@@ -85,6 +90,26 @@ func (c *Client) Capture(ctx context.Context, out string, dst *image.RGBA) (*ima
 	if err != nil {
 		return nil, err
 	}
+	if c.copierVersion() >= 2 {
+		return c.streamOf(o).capture(ctx, dst)
+	}
+	return c.captureNext(ctx, o, out, dst)
+}
+
+// CaptureNext is Capture waiting for the compositor's next frame: each
+// call costs up to a frame period (16.7 ms at 60 Hz), which the stream saves.
+func (c *Client) CaptureNext(ctx context.Context, out string, dst *image.RGBA) (*image.RGBA, error) {
+	if c.copier == nil || c.shm == nil {
+		return nil, errMissing(needScreencopy, "capture the screen")
+	}
+	o, err := c.outputNamed(out)
+	if err != nil {
+		return nil, err
+	}
+	return c.captureNext(ctx, o, out, dst)
+}
+
+func (c *Client) captureNext(ctx context.Context, o *output, out string, dst *image.RGBA) (*image.RGBA, error) {
 	c.capMu.Lock()
 	defer c.capMu.Unlock()
 	var info frameInfo
@@ -150,7 +175,8 @@ func (c *Client) copierVersion() uint32 {
 }
 
 // toRGBA converts the shared buffer into dst (same size), flipping it when
-// the compositor copied it bottom-up.
+// the compositor copied it bottom-up. Rows are split between the CPUs, and
+// each row is converted two pixels at a time.
 func toRGBA(dst *image.RGBA, s *shot, flip bool) error {
 	var swap bool
 	switch s.format {
@@ -160,23 +186,46 @@ func toRGBA(dst *image.RGBA, s *shot, flip bool) error {
 	default:
 		return fmt.Errorf("wayland capture: unsupported pixel format %#x", s.format)
 	}
-	w := s.width
-	for y := range s.height {
-		sy := y
-		if flip {
-			sy = s.height - 1 - y
+	parts := min(runtime.GOMAXPROCS(0), 4)
+	var wg sync.WaitGroup
+	for p := range parts {
+		y0, y1 := s.height*p/parts, s.height*(p+1)/parts
+		wg.Go(func() {
+			for y := y0; y < y1; y++ {
+				sy := y
+				if flip {
+					sy = s.height - 1 - y
+				}
+				convertRow(dst.Pix[y*dst.Stride:y*dst.Stride+4*s.width], s.mem[sy*s.stride:sy*s.stride+4*s.width], swap)
+			}
+		})
+	}
+	wg.Wait()
+	return nil
+}
+
+// convertRow writes the row src (32-bit little-endian pixels) into out as
+// RGBA, opaque: with swap the red and blue bytes trade places.
+func convertRow(out, src []byte, swap bool) {
+	n := len(src) / 8
+	in64 := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(src))), n)
+	out64 := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(out))), n)
+	const alpha, green, low = 0xff000000_ff000000, 0x0000ff00_0000ff00, 0x000000ff_000000ff
+	if swap {
+		for i, v := range in64 {
+			out64[i] = alpha | v&green | (v&low)<<16 | (v>>16)&low
 		}
-		src := unsafe.Slice((*uint32)(unsafe.Pointer(&s.mem[sy*s.stride])), w)
-		out := unsafe.Slice((*uint32)(unsafe.Pointer(&dst.Pix[y*dst.Stride])), w)
-		if swap {
-			for i, v := range src {
-				out[i] = 0xff000000 | v&0xff00 | (v&0xff)<<16 | (v>>16)&0xff
-			}
-		} else {
-			for i, v := range src {
-				out[i] = 0xff000000 | v
-			}
+	} else {
+		for i, v := range in64 {
+			out64[i] = alpha | v
 		}
 	}
-	return nil
+	if len(src)%8 != 0 { // an odd width: the last pixel alone
+		i := len(src) - 4
+		if swap {
+			out[i], out[i+1], out[i+2], out[i+3] = src[i+2], src[i+1], src[i], 0xff
+		} else {
+			out[i], out[i+1], out[i+2], out[i+3] = src[i], src[i+1], src[i+2], 0xff
+		}
+	}
 }

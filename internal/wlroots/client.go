@@ -66,7 +66,8 @@ type output struct {
 	wl     *wl.WlOutput
 	xdg    *wl.ZxdgOutputV1
 	info   Output
-	cap    *shot // the capture buffer, reused
+	cap    *shot   // the capture buffer of CaptureNext, reused
+	stream *stream // the stream of Capture, once started
 }
 
 // Client is one connection to a wlroots compositor. Safe for concurrent use.
