@@ -36,7 +36,7 @@ LDFLAGS   ?= -X main.version=$(VERSION)
 BIN_WIN   := bin/deskpilot.exe
 WIN_ENV   := GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc
 
-.PHONY: all deps build build-windows dist run test test-short vet lint bench fmt clean
+.PHONY: all deps build build-wayland build-windows dist run test test-short vet lint bench fmt clean
 
 all: build
 
@@ -54,6 +54,11 @@ deps:
 ## build: compile bin/deskpilot
 build: deps
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) .
+
+## build-wayland: compile bin/deskpilot-wayland, whose app window is a native
+## Wayland one (Fyne's GLFW chooses X11 or Wayland at build time)
+build-wayland: deps
+	$(GO) build -tags wayland -ldflags '$(LDFLAGS)' -o bin/deskpilot-wayland .
 
 ## build-windows: cross-compile bin/deskpilot.exe (windows/amd64, mingw-w64)
 build-windows: deps
@@ -97,6 +102,7 @@ bench: build
 	$(GO) test -run '^$$' -bench LongRun -benchtime 1x ./internal/cli/
 	bash scripts/bench-eval.sh 3
 	bash scripts/bench-peers.sh 30
+	bash scripts/bench-wayland.sh 30
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
