@@ -318,3 +318,106 @@ func TestChoose(t *testing.T) {
 		}
 	}
 }
+
+func TestWlrootsScroll(t *testing.T) {
+	s := startSway(t, wldisplay.SwayOptions{})
+	startOn(t, s, "foot", "sh", "-c", "seq 1 2000; exec cat")
+	d := openWlrootsTest(t, s, false)
+	still := func() *image.RGBA {
+		var prev *image.RGBA
+		for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+			f, err := d.Capture(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if prev != nil && bytes.Equal(prev.Pix, f.Pix) {
+				return f
+			}
+			prev = f
+		}
+		return prev
+	}
+	// The pointer first, so all three frames show it at the same place (a
+	// compositor drawing the cursor in software puts it into every copy).
+	mid := actions.Point{X: 640, Y: 360}
+	if err := d.Input().Move(t.Context(), mid); err != nil {
+		t.Fatal(err)
+	}
+	bottom := still()
+	if err := d.Input().Scroll(t.Context(), mid, actions.ScrollUp, 10); err != nil {
+		t.Fatal(err)
+	}
+	up := still()
+	if bytes.Equal(up.Pix, bottom.Pix) {
+		t.Fatal("scrolling up did not move foot's scrollback")
+	}
+	if err := d.Input().Scroll(t.Context(), mid, actions.ScrollDown, 30); err != nil { // more than enough: the bottom stops it
+		t.Fatal(err)
+	}
+	if back := still(); !bytes.Equal(back.Pix, bottom.Pix) {
+		saveFrames(t, bottom, back)
+		t.Error("scrolling down did not come back to the bottom")
+	}
+}
+
+func TestWlrootsMousepadSavesUnicode(t *testing.T) {
+	s := startSway(t, wldisplay.SwayOptions{Width: 1280, Height: 720})
+	file := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	startOn(t, s, "mousepad", file)
+	d := openWlrootsTest(t, s, false)
+	text := "Grüße aus Wayland ✓ 日本語\nzweite Zeile: €100 «ok»\n"
+	if err := d.Input().Type(t.Context(), text); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Input().Press(t.Context(), combo(t, "ctrl+s")); err != nil {
+		t.Fatal(err)
+	}
+	if got := waitFileHolds(t, file, text); got != text {
+		t.Errorf("mousepad saved %q, want %q", got, text)
+	}
+}
+
+func TestWlrootsTwoCompositorsSideBySide(t *testing.T) {
+	type one struct {
+		s    *wldisplay.Sway
+		file string
+		d    *Desktop
+	}
+	var all []one
+	for range 2 {
+		s := startSway(t, wldisplay.SwayOptions{})
+		file := filepath.Join(t.TempDir(), "typed.txt")
+		startOn(t, s, "foot", "sh", "-c", "cat > "+file)
+		all = append(all, one{s, file, openWlrootsTest(t, s, false)})
+	}
+	for i, o := range all {
+		if err := o.d.Input().Type(t.Context(), fmt.Sprintf("only compositor %d\n", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, o := range all {
+		want := fmt.Sprintf("only compositor %d\n", i)
+		if got := waitFileHolds(t, o.file, want); got != want {
+			t.Errorf("compositor %d's foot got %q, want %q", i, got, want)
+		}
+	}
+}
+
+// saveFrames writes frames to $DESKPILOT_ARTIFACTS for a failed comparison.
+func saveFrames(t *testing.T, frames ...*image.RGBA) {
+	dir := os.Getenv("DESKPILOT_ARTIFACTS")
+	if dir == "" {
+		return
+	}
+	for i, f := range frames {
+		out, err := os.Create(filepath.Join(dir, fmt.Sprintf("%s-%d.png", strings.ReplaceAll(t.Name(), "/", "-"), i)))
+		if err != nil {
+			continue
+		}
+		png.Encode(out, f)
+		out.Close()
+	}
+}
