@@ -1,6 +1,5 @@
 package checks
 
-func tableMetrics() map[string]Metric  { return nil }
 func docsMetrics() map[string]Metric   { return nil }
 func slidesMetrics() map[string]Metric { return nil }
 func imageMetrics() map[string]Metric  { return nil }

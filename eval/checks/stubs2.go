@@ -5,10 +5,8 @@ import (
 	"deskpilot/a11y"
 )
 
-func checkAccessibilityTree(context.Context, Call) (Score, error)            { return Score{}, nil }
-func runSqlite3(context.Context, Call) (Score, error)                        { return Score{}, nil }
-func fuzzyPlaceMath(context.Context, Call) (Score, error)                    { return Score{}, nil }
-func getContentFromVMFile(context.Context, Env, map[string]any) (any, error) { return nil, nil }
-func spreadsheetRange(v, ref any) (bool, error)                              { return false, nil }
+func checkAccessibilityTree(context.Context, Call) (Score, error) { return Score{}, nil }
+func runSqlite3(context.Context, Call) (Score, error)             { return Score{}, nil }
+func fuzzyPlaceMath(context.Context, Call) (Score, error)         { return Score{}, nil }
 
 func TreeXML(els []a11y.Element) string { return "" }
