@@ -18,7 +18,6 @@ func generalMetrics() map[string]Metric {
 		"fuzzy_match":                       {Fn: fuzzyMatch, Check: rulesWith("expected")},
 		"literal_match":                     {Fn: literalMatch, Options: []string{"type", "ignore_case"}, Kwargs: true},
 		"check_direct_json_object":          {Fn: checkDirectJSONObject, Check: rulesWith("expected")},
-		"check_accessibility_tree":          {Fn: checkAccessibilityTree},
 		"check_list":                        {Fn: checkList},
 		"check_csv":                         {Fn: checkCSV},
 		"check_json":                        {Fn: checkJSON, Options: []string{"is_yaml"}},
@@ -27,8 +26,6 @@ func generalMetrics() map[string]Metric {
 		"check_line_number":                 {Fn: checkLineNumber},
 		"compare_python_pure_text":          {Fn: comparePythonPureText},
 		"compare_time_in_speedtest_results": {Fn: compareTimeInSpeedtestResults},
-		"run_sqlite3":                       {Fn: runSqlite3, Check: rulesWith("sql")},
-		"fuzzy_place_math":                  {Fn: fuzzyPlaceMath, Check: rulesWith("expected")},
 	}
 }
 

@@ -108,8 +108,7 @@ var errNoExpected = errors.New("missing 1 required positional argument (the expe
 func metrics() map[string]Metric {
 	m := map[string]Metric{}
 	for _, part := range []map[string]Metric{
-		generalMetrics(), fileMetrics(), tableMetrics(), docsMetrics(), slidesMetrics(),
-		imageMetrics(), chromeMetrics(), vlcMetrics(), appMetrics(),
+		pendingMetrics(), generalMetrics(), fileMetrics(), tableMetrics(), docsMetrics(), chromeMetrics(),
 	} {
 		maps.Copy(m, part)
 	}
@@ -120,7 +119,7 @@ func metrics() map[string]Metric {
 func getters() map[string]Getter {
 	g := map[string]Getter{}
 	for _, part := range []map[string]Getter{
-		fileGetters(), generalGetters(), chromeGetters(), appGetters(),
+		pendingGetters(), fileGetters(), generalGetters(), chromeGetters(), appGetters(),
 	} {
 		maps.Copy(g, part)
 	}
