@@ -128,6 +128,7 @@ func decodeGetter(raw json.RawMessage, what string) (*getter, error) {
 		return nil, fmt.Errorf("%s must be an object with a \"type\"", what)
 	}
 	g := &getter{kind: kind, rules: cfg}
+	g.path, _ = cfg["path"].(string)
 	if kind == "answer" {
 		if _, err := object(raw, "answer getter field", "type"); err != nil {
 			return nil, err

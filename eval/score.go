@@ -96,6 +96,3 @@ func gaiaNormalize(s string, removePunct bool) string {
 	}
 	return s
 }
-
-func inf(sign int) float64 { return math.Inf(sign) }
-func nan() float64         { return math.NaN() }

@@ -69,8 +69,7 @@ func (d *docx) paragraphs() []*xnode {
 // runs included; tabs as "\t", line breaks as "\n".
 func paraText(p *xnode) string {
 	var b strings.Builder
-	var run func(r *xnode)
-	run = func(r *xnode) {
+	run := func(r *xnode) {
 		for i := range r.Nodes {
 			c := &r.Nodes[i]
 			switch c.XMLName.Local {

@@ -41,11 +41,11 @@ type cellStyle struct {
 }
 
 type fontStyle struct {
-	name                      string
-	size                      *float64
-	bold, italic              bool
-	underline, color          *string
-	hasName, hasSize, hasFont bool
+	name             string
+	size             *float64
+	bold, italic     bool
+	underline, color *string
+	hasName, hasFont bool
 }
 
 type fillStyle struct {
@@ -89,15 +89,6 @@ func zipPart(z *zip.Reader, name string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: more than %d bytes unpacked", name, maxPart)
 	}
 	return data, nil
-}
-
-func hasPart(z *zip.Reader, name string) bool {
-	for _, f := range z.File {
-		if f.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 // xnode is a parsed XML element.
@@ -159,20 +150,6 @@ func (n *xnode) all(local string) []*xnode {
 	}
 	walk(n)
 	return out
-}
-
-// text is the concatenated text of n and its descendants.
-func (n *xnode) text() string {
-	var b strings.Builder
-	var walk func(x *xnode)
-	walk = func(x *xnode) {
-		b.WriteString(x.Text)
-		for i := range x.Nodes {
-			walk(&x.Nodes[i])
-		}
-	}
-	walk(n)
-	return b.String()
 }
 
 const relNS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"

@@ -9,3 +9,9 @@ for f in src/*.csv; do
 done
 for f in "$out"/*.xlsx; do cp "$f" "xlsx-$(basename "$f")"; done
 rm -rf "$out"
+out=$(mktemp -d)
+for f in src/doc-*.txt; do
+	soffice --headless --convert-to docx:"MS Word 2007 XML" --outdir "$out" "$f" >/dev/null
+done
+for f in "$out"/*.docx; do cp "$f" "$(basename "$f")"; done
+rm -rf "$out"
