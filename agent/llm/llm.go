@@ -71,9 +71,12 @@ const (
 	DefaultMaxReplyTime = 15 * time.Minute
 )
 
-// Part is one piece of a message: exactly one of Text, ImageURL or Image is set. ImageURL is
-// a data URL ("data:image/png;base64,...") or an http(s) URL; images are sent as
-// image_url parts with detail "auto".
+// Part is one piece of a message: exactly one of Text, ImageURL, Image, Call or
+// Result is set. ImageURL is a data URL ("data:image/png;base64,...") or an
+// http(s) URL; images are sent as image_url parts with detail "auto" (the
+// Responses transport sends them at detail "original", which it never
+// rescales). Call is a tool call of an assistant message, Result the answer to
+// one in a user message (see ToolResult for the parts that belong to it).
 type Part struct {
 	Text     string
 	ImageURL string
@@ -82,6 +85,8 @@ type Part struct {
 	// bytes: the base64 data URL exists only while a request is built.
 	Image     []byte
 	ImageMIME string
+	Call      *ToolCall
+	Result    *ToolResult
 }
 
 // IsImage reports whether p holds an image, by URL or by bytes.
@@ -108,6 +113,10 @@ func (p Part) url() string {
 type Message struct {
 	Role  string
 	Parts []Part
+	// ID is the server's id of the response an assistant message came from
+	// (Response.ID). The Responses transport continues from the newest one
+	// with previous_response_id and sends only the messages after it.
+	ID string
 }
 
 // Request is one model call.
@@ -116,6 +125,12 @@ type Request struct {
 	Stop        []string // stop sequences; none when empty
 	Temperature *float64 // sampling temperature; nil leaves the server default
 	MaxTokens   int      // reply limit in tokens (sent as max_tokens); 0 leaves the server default
+
+	// Computer declares the vendor's computer-use tool (the Responses,
+	// Anthropic and Gemini transports); nil declares none.
+	Computer *ComputerTool
+	// Schema asks a chat completions server for structured output.
+	Schema *JSONSchema
 
 	// OnRetry, when set, is called (from the goroutine running Complete) before each
 	// retry of this call. When Retry.Discard is true the failed attempt had already
@@ -140,10 +155,20 @@ type Usage struct {
 
 // Response is the outcome of a successful call.
 type Response struct {
-	Text     string // the whole reply of the final attempt
-	Usage    Usage
-	Finish   string // finish_reason: "stop", "length", ...
-	Attempts int    // HTTP attempts made, including retries and compatibility fallbacks
+	Text string // the whole reply of the final attempt
+	// Calls are the tool calls of the reply, in order (a vendor's computer
+	// tool, or the chat transport's tool_calls).
+	Calls []ToolCall
+	// ID is the server's id of the response (the Responses API's, for
+	// previous_response_id); "" when it gave none.
+	ID string
+	// Reasoning is what the model thought before answering, when the server
+	// sends it apart (reasoning_content, thinking blocks). It is shown, never
+	// sent back.
+	Reasoning string
+	Usage     Usage
+	Finish    string // finish_reason: "stop", "length", ...
+	Attempts  int    // HTTP attempts made, including retries and compatibility fallbacks
 	// Cut says why the reply was cut short by the client ("" = it was not):
 	// longer than MaxReplyBytes, or streaming for longer than MaxReplyTime.
 	Cut string
@@ -151,6 +176,9 @@ type Response struct {
 
 // Config configures a Client. The zero value talks to OpenAI with the defaults below.
 type Config struct {
+	// Provider is the transport: ProviderChat (the default: chat
+	// completions), ProviderResponses, ProviderAnthropic or ProviderGemini.
+	Provider   string
 	BaseURL    string        // endpoint up to /v1; default DefaultBaseURL
 	Model      string        // model name; may be empty for servers that serve one model
 	APIKey     string        // sent as a bearer token; empty sends no Authorization header
@@ -187,6 +215,8 @@ type Client struct {
 	chat            openai.ChatCompletionService
 	noStreamOptions atomic.Bool // the server rejected stream_options
 	completionLimit atomic.Bool // the server wants max_completion_tokens
+	noSchema        atomic.Bool // the server rejected response_format
+	tr              transport   // the provider's wire format
 }
 
 // New returns a Client for c. A malformed BaseURL is reported by the first call.
@@ -227,6 +257,9 @@ func New(c Config) *Client {
 	if c.Rand == nil {
 		c.Rand = rand.Float64
 	}
+	if c.Provider == "" {
+		c.Provider = ProviderChat
+	}
 	cl := &Client{cfg: c}
 	cl.base, cl.baseErr = parseBaseURL(c.BaseURL)
 	// NewChatCompletionService, unlike openai.NewClient, reads no OPENAI_*
@@ -237,11 +270,19 @@ func New(c Config) *Client {
 		option.WithHTTPClient(c.HTTPClient),
 		option.WithMaxRetries(0), // Complete retries
 	)
+	tr, err := newTransport(cl)
+	if err != nil && cl.baseErr == nil {
+		cl.baseErr = err
+	}
+	cl.tr = tr
 	return cl
 }
 
 // Model returns the configured model name.
 func (c *Client) Model() string { return c.cfg.Model }
+
+// Provider returns the client's transport (ProviderChat, ...).
+func (c *Client) Provider() string { return c.cfg.Provider }
 
 // Complete sends r and returns the model's reply. When streaming (the default) each
 // content delta is passed to onDelta as it arrives; without streaming onDelta gets the
@@ -331,6 +372,9 @@ func (c *Client) fallback(err error, sent sentFeatures) bool {
 		return true
 	case sent.maxTokens && apiErr.mentions("max_completion_tokens"):
 		c.completionLimit.Store(true)
+		return true
+	case sent.schema && (apiErr.mentions("response_format") || apiErr.mentions("json_schema")):
+		c.noSchema.Store(true)
 		return true
 	}
 	return false
