@@ -247,6 +247,11 @@ func (t *anthropicTransport) send(ctx context.Context, r Request, onDelta func(s
 			sent.delivered = true
 			onDelta(d)
 		}
+		if acc.cut {
+			res := acc.response()
+			res.Finish, res.Cut = "length", fmt.Sprintf("the reply was longer than %d bytes", acc.limit)
+			return res, nil
+		}
 		if acc.stopped {
 			return t.c.finishMessage(acc.response())
 		}
@@ -264,6 +269,7 @@ type messageAccumulator struct {
 	usage   Usage
 	stop    string
 	stopped bool
+	cut     bool // the text reached limit
 	text    strings.Builder
 	think   strings.Builder
 	blocks  map[int]*aStreamBlock
@@ -354,7 +360,7 @@ func (a *messageAccumulator) add(typ string, data []byte) (string, error) {
 
 func (a *messageAccumulator) addText(d string) string {
 	if a.text.Len()+len(d) > a.limit {
-		d = cutUTF8(d, a.limit-a.text.Len())
+		d, a.cut = cutUTF8(d, a.limit-a.text.Len()), true
 	}
 	a.text.WriteString(d)
 	return d

@@ -83,6 +83,11 @@ func (t geminiTransport) send(ctx context.Context, r Request, onDelta func(strin
 			sent.delivered = true
 			onDelta(d)
 		}
+		if acc.cut {
+			res := acc.response()
+			res.Finish, res.Cut = "length", fmt.Sprintf("the reply was longer than %d bytes", acc.limit)
+			return res, nil
+		}
 	}
 	return c.finishGemini(acc)
 }
@@ -214,6 +219,7 @@ type geminiAccumulator struct {
 	blocked string
 	usage   Usage
 	chunks  int
+	cut     bool // the text reached limit
 }
 
 // add folds one response and returns the text it adds.
@@ -258,7 +264,7 @@ func (a *geminiAccumulator) add(r *genai.GenerateContentResponse) string {
 		case p.Text != "":
 			d := p.Text
 			if a.text.Len()+len(d) > a.limit {
-				d = cutUTF8(d, a.limit-a.text.Len())
+				d, a.cut = cutUTF8(d, a.limit-a.text.Len()), true
 			}
 			a.text.WriteString(d)
 			added.WriteString(d)

@@ -199,7 +199,8 @@ func (t *responsesTransport) send(ctx context.Context, r Request, onDelta func(s
 		switch ev.Type {
 		case "response.output_text.delta":
 			d := ev.Delta
-			if text.Len()+len(d) > limit {
+			cut := text.Len()+len(d) > limit
+			if cut {
 				d = cutUTF8(d, limit-text.Len())
 			}
 			if d != "" {
@@ -207,13 +208,25 @@ func (t *responsesTransport) send(ctx context.Context, r Request, onDelta func(s
 				sent.delivered = true
 				onDelta(d)
 			}
+			if cut {
+				return Response{Text: text.String(), Finish: "length", Cut: fmt.Sprintf("the reply was longer than %d bytes", limit)}, nil
+			}
 		case "response.completed", "response.incomplete":
 			res, err := t.c.fromResponse(responseOf(ev.RawJSON()))
 			if err == nil && ev.Type == "response.incomplete" && res.Cut == "" {
 				res.Finish = "length"
 			}
 			return res, err
-		case "response.failed", "error":
+		case "response.failed":
+			var f struct {
+				Response struct {
+					Error json.RawMessage `json:"error"`
+				} `json:"response"`
+			}
+			_ = json.Unmarshal([]byte(ev.RawJSON()), &f)
+			body, _ := json.Marshal(map[string]json.RawMessage{"error": f.Response.Error})
+			return Response{Text: text.String()}, &failedError{body: body}
+		case "error":
 			return Response{Text: text.String()}, &failedError{body: []byte(ev.RawJSON())}
 		}
 	}
