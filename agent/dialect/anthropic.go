@@ -8,7 +8,7 @@ import (
 	"regexp"
 	"strings"
 
-	"deskpilot/agent/llm"
+	"deskpilot/agent/convo"
 	"deskpilot/vision"
 )
 
@@ -44,7 +44,7 @@ type AnthropicComputer struct {
 func (AnthropicComputer) Name() string { return "anthropic-computer" }
 
 // Provider implements ToolDialect.
-func (AnthropicComputer) Provider() string { return llm.ProviderAnthropic }
+func (AnthropicComputer) Provider() string { return convo.ProviderAnthropic }
 
 // claudeVersion reads "opus-4-7", "sonnet-4.6", "claude-5" style names as
 // (major, minor); 0, 0 when the name has no version.
@@ -108,9 +108,9 @@ func (AnthropicComputer) FirstTurn(task string) string {
 func (AnthropicComputer) Observation(o Outcome) string { return terseObservation(o) }
 
 // Prepare implements ToolDialect.
-func (d AnthropicComputer) Prepare(r *llm.Request, sp Space, _ bool) {
+func (d AnthropicComputer) Prepare(r *convo.Request, sp Space, _ bool) {
 	t := d.tool()
-	r.Computer = &llm.ComputerTool{Type: t, Display: sp.Image, EnableZoom: t == "computer_20251124"}
+	r.Computer = &convo.ComputerTool{Type: t, Display: sp.Image, EnableZoom: t == "computer_20251124"}
 }
 
 // Parse implements Dialect: a reply's text alone is the answer.
@@ -133,7 +133,7 @@ const anthropicActions = "key, type, mouse_move, left_click, right_click, middle
 	"left_click_drag, left_mouse_down, left_mouse_up, scroll, hold_key, wait, screenshot, cursor_position, zoom"
 
 // ParseResponse implements ToolDialect.
-func (d AnthropicComputer) ParseResponse(res llm.Response) (Reply, error) {
+func (d AnthropicComputer) ParseResponse(res convo.Response) (Reply, error) {
 	if len(res.Calls) == 0 {
 		return vendorFinal(d.Name(), res.Text)
 	}
@@ -289,6 +289,6 @@ func duration(d *float64) (float64, error) {
 }
 
 // Results implements ToolDialect.
-func (d AnthropicComputer) Results(reply Reply, o Outcome, acks []llm.SafetyCheck, images []llm.Part) []llm.Part {
+func (d AnthropicComputer) Results(reply Reply, o Outcome, acks []convo.SafetyCheck, images []convo.Part) []convo.Part {
 	return vendorResults(reply.Calls, o, acks, images, reply.Refused)
 }

@@ -8,56 +8,56 @@ import (
 	"math"
 	"strings"
 
-	"deskpilot/agent/llm"
+	"deskpilot/agent/convo"
 	"deskpilot/vision"
 )
 
 // ToolDialect is implemented by dialects whose model answers through a tool of
 // the request rather than in text alone: the vendors' computer tools (the
-// actions arrive as llm.ToolCalls) and models constrained to a JSON schema
+// actions arrive as convo.ToolCalls) and models constrained to a JSON schema
 // (Holo3). The loop lets the dialect shape each request, reads the whole
-// llm.Response with it, and lets it write the user turn that answers the
+// convo.Response with it, and lets it write the user turn that answers the
 // reply's calls. Parse (text alone) still serves replays and tests.
 type ToolDialect interface {
 	Dialect
-	// Provider is the transport the dialect needs (llm.ProviderResponses,
+	// Provider is the transport the dialect needs (convo.ProviderResponses,
 	// ...); "" when any transport that carries its requests will do.
 	Provider() string
 	// Prepare adds the dialect's tool or response schema to a request for
 	// screenshots of space. step is false for the loop's plan and final
 	// calls, which want prose: they get the tool (the vendor's history
 	// holds its calls) but no schema.
-	Prepare(r *llm.Request, space Space, step bool)
+	Prepare(r *convo.Request, space Space, step bool)
 	// ParseResponse reads a reply with its tool calls into a program over
 	// the builtins. A reply that cannot be read is a *FormatError; the
 	// Reply still carries its Calls, which the next turn must answer.
-	ParseResponse(res llm.Response) (Reply, error)
+	ParseResponse(res convo.Response) (Reply, error)
 	// Results is the user turn after a step: the answer to each of reply's
 	// calls (acknowledging the approved safety checks acks), the outcome's
 	// text and the images of the step (attachments, then the screenshot),
 	// laid out as the family's API wants them.
-	Results(reply Reply, o Outcome, acks []llm.SafetyCheck, images []llm.Part) []llm.Part
+	Results(reply Reply, o Outcome, acks []convo.SafetyCheck, images []convo.Part) []convo.Part
 }
 
 // vendorResults answers calls the way the vendor tools want: one result per
 // call, in order; the last one carries the outcome's text and the images
 // (the screenshot after all of them). A step with problems marks the last
 // result an error. No calls: the text and images as plain content.
-func vendorResults(calls []llm.ToolCall, o Outcome, acks []llm.SafetyCheck, images []llm.Part, refused string) []llm.Part {
+func vendorResults(calls []convo.ToolCall, o Outcome, acks []convo.SafetyCheck, images []convo.Part, refused string) []convo.Part {
 	text := terseObservation(o)
 	if refused != "" {
 		text = strings.TrimSpace("Not done: " + refused + "\n\n" + text)
 	}
 	if len(calls) == 0 {
-		var out []llm.Part
+		var out []convo.Part
 		if text != "" {
-			out = append(out, llm.Part{Text: text})
+			out = append(out, convo.Part{Text: text})
 		}
 		return append(out, images...)
 	}
-	var out []llm.Part
+	var out []convo.Part
 	for i, c := range calls {
-		r := &llm.ToolResult{CallID: c.ID, Name: c.Name}
+		r := &convo.ToolResult{CallID: c.ID, Name: c.Name}
 		for _, a := range acks {
 			for _, ch := range c.Checks {
 				if ch == a {
@@ -67,12 +67,12 @@ func vendorResults(calls []llm.ToolCall, o Outcome, acks []llm.SafetyCheck, imag
 		}
 		last := i == len(calls)-1
 		r.Error = last && (len(o.Problems) > 0 || refused != "")
-		out = append(out, llm.Part{Result: r})
+		out = append(out, convo.Part{Result: r})
 		switch {
 		case last && text != "":
-			out = append(out, llm.Part{Text: text})
+			out = append(out, convo.Part{Text: text})
 		case !last:
-			out = append(out, llm.Part{Text: "done"})
+			out = append(out, convo.Part{Text: "done"})
 		}
 		if last {
 			out = append(out, images...)

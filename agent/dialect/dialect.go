@@ -18,7 +18,7 @@ import (
 	"sort"
 	"strings"
 
-	"deskpilot/agent/llm"
+	"deskpilot/agent/convo"
 	"deskpilot/vision"
 )
 
@@ -75,11 +75,11 @@ type Reply struct {
 	// Calls are the reply's tool calls (a Caller's): the history keeps them
 	// in the assistant turn, and the next user turn answers each one, also
 	// when the reply could not be read.
-	Calls []llm.ToolCall
+	Calls []convo.ToolCall
 	// Checks are the vendor's safety checks on the calls: the person
 	// approves them before Code runs, and approved ones are acknowledged in
 	// the results.
-	Checks []llm.SafetyCheck
+	Checks []convo.SafetyCheck
 	// Refused is why the vendor refused the actions itself (Gemini's
 	// "blocked"): Code is "" and the results say so.
 	Refused string

@@ -7,7 +7,7 @@ import (
 	"image"
 	"strings"
 
-	"deskpilot/agent/llm"
+	"deskpilot/agent/convo"
 	"deskpilot/vision"
 )
 
@@ -37,7 +37,7 @@ type GeminiComputer struct{}
 func (GeminiComputer) Name() string { return "gemini-computer" }
 
 // Provider implements ToolDialect.
-func (GeminiComputer) Provider() string { return llm.ProviderGemini }
+func (GeminiComputer) Provider() string { return convo.ProviderGemini }
 
 // Space implements Dialect: the screenshot as the display shows it, scaled
 // to the configured longest side (the grid does not depend on its size).
@@ -64,8 +64,8 @@ func (GeminiComputer) FirstTurn(task string) string { return task }
 func (GeminiComputer) Observation(o Outcome) string { return terseObservation(o) }
 
 // Prepare implements ToolDialect.
-func (GeminiComputer) Prepare(r *llm.Request, _ Space, _ bool) {
-	r.Computer = &llm.ComputerTool{Environment: "ENVIRONMENT_DESKTOP"}
+func (GeminiComputer) Prepare(r *convo.Request, _ Space, _ bool) {
+	r.Computer = &convo.ComputerTool{Environment: "ENVIRONMENT_DESKTOP"}
 }
 
 // Parse implements Dialect: a reply's text alone is the answer.
@@ -102,7 +102,7 @@ const geminiActions = "click, double_click, triple_click, middle_click, right_cl
 	"drag_and_drop, wait, press_key, key_down, key_up, hotkey, take_screenshot, scroll"
 
 // ParseResponse implements ToolDialect.
-func (d GeminiComputer) ParseResponse(res llm.Response) (Reply, error) {
+func (d GeminiComputer) ParseResponse(res convo.Response) (Reply, error) {
 	if len(res.Calls) == 0 {
 		return vendorFinal(d.Name(), res.Text)
 	}
@@ -120,8 +120,8 @@ func (d GeminiComputer) ParseResponse(res llm.Response) (Reply, error) {
 		if sd := a.SafetyDecision; sd != nil {
 			switch sd.Decision {
 			case "require_confirmation":
-				ch := llm.SafetyCheck{Code: sd.Decision, Message: sd.Explanation}
-				res.Calls[i].Checks = []llm.SafetyCheck{ch}
+				ch := convo.SafetyCheck{Code: sd.Decision, Message: sd.Explanation}
+				res.Calls[i].Checks = []convo.SafetyCheck{ch}
 				r.Checks = append(r.Checks, ch)
 			case "blocked":
 				r.Refused = firstText(sd.Explanation, "the safety service blocked the action")
@@ -325,6 +325,6 @@ func geminiScroll(name string, a geminiArgs) ([]step, error) {
 }
 
 // Results implements ToolDialect.
-func (d GeminiComputer) Results(reply Reply, o Outcome, acks []llm.SafetyCheck, images []llm.Part) []llm.Part {
+func (d GeminiComputer) Results(reply Reply, o Outcome, acks []convo.SafetyCheck, images []convo.Part) []convo.Part {
 	return vendorResults(reply.Calls, o, acks, images, reply.Refused)
 }

@@ -8,7 +8,7 @@ import (
 	"regexp"
 	"strings"
 
-	"deskpilot/agent/llm"
+	"deskpilot/agent/convo"
 	"deskpilot/vision"
 )
 
@@ -36,7 +36,7 @@ type Holo3 struct{}
 func (Holo3) Name() string { return "holo3" }
 
 // Provider implements ToolDialect: chat completions (vLLM, llama.cpp, H's API).
-func (Holo3) Provider() string { return llm.ProviderChat }
+func (Holo3) Provider() string { return convo.ProviderChat }
 
 // Space implements Dialect: the screenshot at its smart_resize size for
 // Holo3's Qwen3.5 vision tower (factor 32), so no server resizes it.
@@ -109,9 +109,9 @@ func (Holo3) FirstTurn(task string) string {
 func (Holo3) Observation(o Outcome) string { return "<observation>\n" + terseObservation(o) }
 
 // Prepare implements ToolDialect: the schema on step calls.
-func (Holo3) Prepare(r *llm.Request, _ Space, step bool) {
+func (Holo3) Prepare(r *convo.Request, _ Space, step bool) {
 	if step {
-		r.Schema = &llm.JSONSchema{Name: "holo3_step", Schema: json.RawMessage(holoSchemaJSON())}
+		r.Schema = &convo.JSONSchema{Name: "holo3_step", Schema: json.RawMessage(holoSchemaJSON())}
 	}
 }
 
@@ -142,10 +142,12 @@ const holoActions = "click, double_click, right_click, move, drag, scroll, write
 var jsonFenceRe = regexp.MustCompile("(?s)^\\s*```(?:json)?\\s*(.*?)\\s*```\\s*$")
 
 // Parse implements Dialect: the JSON step in the reply's text.
-func (d Holo3) Parse(reply string) (Reply, error) { return d.ParseResponse(llm.Response{Text: reply}) }
+func (d Holo3) Parse(reply string) (Reply, error) {
+	return d.ParseResponse(convo.Response{Text: reply})
+}
 
 // ParseResponse implements ToolDialect.
-func (d Holo3) ParseResponse(res llm.Response) (Reply, error) {
+func (d Holo3) ParseResponse(res convo.Response) (Reply, error) {
 	if len(res.Calls) > 0 {
 		return d.nativeCalls(res)
 	}
@@ -178,7 +180,7 @@ func (d Holo3) ParseResponse(res llm.Response) (Reply, error) {
 }
 
 // nativeCalls reads Holo3.1's tool_calls form.
-func (d Holo3) nativeCalls(res llm.Response) (Reply, error) {
+func (d Holo3) nativeCalls(res convo.Response) (Reply, error) {
 	r := Reply{Thought: strings.TrimSpace(res.Text), Calls: res.Calls}
 	var steps []step
 	for i, tc := range res.Calls {
@@ -298,16 +300,16 @@ func (d Holo3) formatError(reason string) *FormatError {
 // Results implements ToolDialect: an <observation> user turn, then, for
 // tool_calls, a tool result for each (the chat transport sends those as
 // tool messages first).
-func (d Holo3) Results(reply Reply, o Outcome, _ []llm.SafetyCheck, images []llm.Part) []llm.Part {
+func (d Holo3) Results(reply Reply, o Outcome, _ []convo.SafetyCheck, images []convo.Part) []convo.Part {
 	text := "<observation>"
 	if t := terseObservation(o); t != "" {
 		text += "\n" + t
 	}
-	out := []llm.Part{{Text: text}}
+	out := []convo.Part{{Text: text}}
 	out = append(out, images...)
-	out = append(out, llm.Part{Text: "</observation>"})
+	out = append(out, convo.Part{Text: "</observation>"})
 	for _, c := range reply.Calls {
-		out = append(out, llm.Part{Result: &llm.ToolResult{CallID: c.ID, Name: c.Name, Error: len(o.Problems) > 0}}, llm.Part{Text: "done"})
+		out = append(out, convo.Part{Result: &convo.ToolResult{CallID: c.ID, Name: c.Name, Error: len(o.Problems) > 0}}, convo.Part{Text: "done"})
 	}
 	return out
 }

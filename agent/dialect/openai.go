@@ -7,7 +7,7 @@ import (
 	"image"
 	"strings"
 
-	"deskpilot/agent/llm"
+	"deskpilot/agent/convo"
 	"deskpilot/vision"
 )
 
@@ -44,7 +44,7 @@ const openAIMaxPixels = 10_240_000
 func (OpenAIComputer) Name() string { return "openai-computer" }
 
 // Provider implements ToolDialect.
-func (OpenAIComputer) Provider() string { return llm.ProviderResponses }
+func (OpenAIComputer) Provider() string { return convo.ProviderResponses }
 
 // preview reports whether the model wants the preview tool.
 func (d OpenAIComputer) preview() bool {
@@ -77,12 +77,12 @@ func (OpenAIComputer) FirstTurn(task string) string {
 func (OpenAIComputer) Observation(o Outcome) string { return terseObservation(o) }
 
 // Prepare implements ToolDialect.
-func (d OpenAIComputer) Prepare(r *llm.Request, sp Space, _ bool) {
+func (d OpenAIComputer) Prepare(r *convo.Request, sp Space, _ bool) {
 	if d.preview() {
-		r.Computer = &llm.ComputerTool{Type: "computer_use_preview", Display: sp.Image, Environment: "linux"}
+		r.Computer = &convo.ComputerTool{Type: "computer_use_preview", Display: sp.Image, Environment: "linux"}
 		return
 	}
-	r.Computer = &llm.ComputerTool{Type: "computer"}
+	r.Computer = &convo.ComputerTool{Type: "computer"}
 }
 
 // Parse implements Dialect: a reply's text alone is the answer.
@@ -108,7 +108,7 @@ type openAIAction struct {
 const openAIActions = "click, double_click, drag, keypress, move, screenshot, scroll, type, wait"
 
 // ParseResponse implements ToolDialect.
-func (d OpenAIComputer) ParseResponse(res llm.Response) (Reply, error) {
+func (d OpenAIComputer) ParseResponse(res convo.Response) (Reply, error) {
 	if len(res.Calls) == 0 {
 		return vendorFinal(d.Name(), res.Text)
 	}
@@ -252,6 +252,6 @@ func scrollSteps(p *vision.ModelPoint, dx, dy float64) ([]step, error) {
 }
 
 // Results implements ToolDialect.
-func (d OpenAIComputer) Results(reply Reply, o Outcome, acks []llm.SafetyCheck, images []llm.Part) []llm.Part {
+func (d OpenAIComputer) Results(reply Reply, o Outcome, acks []convo.SafetyCheck, images []convo.Part) []convo.Part {
 	return vendorResults(reply.Calls, o, acks, images, reply.Refused)
 }

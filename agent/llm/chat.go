@@ -115,7 +115,7 @@ func contentParts(ps []Part) []openai.ChatCompletionContentPartUnionParam {
 	for _, p := range ps {
 		if p.IsImage() {
 			parts = append(parts, openai.ImageContentPart(
-				openai.ChatCompletionContentPartImageImageURLParam{URL: p.url(), Detail: "auto"}))
+				openai.ChatCompletionContentPartImageImageURLParam{URL: partURL(p), Detail: "auto"}))
 		} else {
 			parts = append(parts, openai.TextContentPart(p.Text))
 		}

@@ -50,6 +50,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"deskpilot/agent/convo"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 )
@@ -71,29 +72,43 @@ const (
 	DefaultMaxReplyTime = 15 * time.Minute
 )
 
-// Part is one piece of a message: exactly one of Text, ImageURL, Image, Call or
-// Result is set. ImageURL is a data URL ("data:image/png;base64,...") or an
-// http(s) URL; images are sent as image_url parts with detail "auto" (the
-// Responses transport sends them at detail "original", which it never
-// rescales). Call is a tool call of an assistant message, Result the answer to
-// one in a user message (see ToolResult for the parts that belong to it).
-type Part struct {
-	Text     string
-	ImageURL string
-	// Image is an encoded image (PNG, JPEG or WebP) of media type ImageMIME,
-	// sent as a data URL. A history holds screenshots this way, once, as
-	// bytes: the base64 data URL exists only while a request is built.
-	Image     []byte
-	ImageMIME string
-	Call      *ToolCall
-	Result    *ToolResult
-}
+// The conversation's data lives in agent/convo; these names are the same
+// types.
+type (
+	// Part is one piece of a message (convo.Part).
+	Part = convo.Part
+	// Message is one turn of the conversation (convo.Message).
+	Message = convo.Message
+	// Request is one model call (convo.Request).
+	Request = convo.Request
+	// Retry describes a failed attempt that Complete is about to repeat (convo.Retry).
+	Retry = convo.Retry
+	// Usage counts the tokens of one call (convo.Usage).
+	Usage = convo.Usage
+	// Response is the outcome of a successful call (convo.Response).
+	Response = convo.Response
+	// ToolCall is one call the model made to a declared tool (convo.ToolCall).
+	ToolCall = convo.ToolCall
+	// SafetyCheck is a vendor's warning on a tool call (convo.SafetyCheck).
+	SafetyCheck = convo.SafetyCheck
+	// ToolResult answers one ToolCall (convo.ToolResult).
+	ToolResult = convo.ToolResult
+	// ComputerTool declares a vendor's computer-use tool (convo.ComputerTool).
+	ComputerTool = convo.ComputerTool
+	// JSONSchema asks for structured output (convo.JSONSchema).
+	JSONSchema = convo.JSONSchema
+)
 
-// IsImage reports whether p holds an image, by URL or by bytes.
-func (p Part) IsImage() bool { return p.ImageURL != "" || p.Image != nil }
+// The providers (see convo).
+const (
+	ProviderChat      = convo.ProviderChat
+	ProviderResponses = convo.ProviderResponses
+	ProviderAnthropic = convo.ProviderAnthropic
+	ProviderGemini    = convo.ProviderGemini
+)
 
 // url is p's image as sent: ImageURL, or a data URL of Image.
-func (p Part) url() string {
+func partURL(p Part) string {
 	if p.ImageURL != "" {
 		return p.ImageURL
 	}
@@ -106,72 +121,6 @@ func (p Part) url() string {
 	_, _ = enc.Write(p.Image)
 	_ = enc.Close()
 	return b.String()
-}
-
-// Message is one turn of the conversation. Role is "system", "user" or "assistant";
-// only user messages may hold images. Parts are sent in order.
-type Message struct {
-	Role  string
-	Parts []Part
-	// ID is the server's id of the response an assistant message came from
-	// (Response.ID). The Responses transport continues from the newest one
-	// with previous_response_id and sends only the messages after it.
-	ID string
-}
-
-// Request is one model call.
-type Request struct {
-	Messages    []Message
-	Stop        []string // stop sequences; none when empty
-	Temperature *float64 // sampling temperature; nil leaves the server default
-	MaxTokens   int      // reply limit in tokens (sent as max_tokens); 0 leaves the server default
-
-	// Computer declares the vendor's computer-use tool (the Responses,
-	// Anthropic and Gemini transports); nil declares none.
-	Computer *ComputerTool
-	// Schema asks a chat completions server for structured output.
-	Schema *JSONSchema
-
-	// OnRetry, when set, is called (from the goroutine running Complete) before each
-	// retry of this call. When Retry.Discard is true the failed attempt had already
-	// passed text to onDelta: that text is void, and a UI should clear it, because the
-	// next attempt streams the reply again from the start.
-	OnRetry func(Retry)
-}
-
-// Retry describes a failed attempt that Complete is about to repeat.
-type Retry struct {
-	Attempt int           // 1-based number of the attempt that failed
-	Delay   time.Duration // wait before the next attempt
-	Err     error         // why the attempt failed
-	Discard bool          // the attempt had delivered deltas; drop the partial text
-}
-
-// Usage counts the tokens of one call as the server reported them (0 when it did not).
-type Usage struct {
-	Input  int // prompt tokens
-	Output int // completion tokens
-}
-
-// Response is the outcome of a successful call.
-type Response struct {
-	Text string // the whole reply of the final attempt
-	// Calls are the tool calls of the reply, in order (a vendor's computer
-	// tool, or the chat transport's tool_calls).
-	Calls []ToolCall
-	// ID is the server's id of the response (the Responses API's, for
-	// previous_response_id); "" when it gave none.
-	ID string
-	// Reasoning is what the model thought before answering, when the server
-	// sends it apart (reasoning_content, thinking blocks). It is shown, never
-	// sent back.
-	Reasoning string
-	Usage     Usage
-	Finish    string // finish_reason: "stop", "length", ...
-	Attempts  int    // HTTP attempts made, including retries and compatibility fallbacks
-	// Cut says why the reply was cut short by the client ("" = it was not):
-	// longer than MaxReplyBytes, or streaming for longer than MaxReplyTime.
-	Cut string
 }
 
 // Config configures a Client. The zero value talks to OpenAI with the defaults below.

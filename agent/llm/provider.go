@@ -2,36 +2,12 @@ package llm
 
 import (
 	"context"
+	"deskpilot/agent/convo"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 )
-
-// The providers (Config.Provider): the wire format a Client speaks. Each is
-// reached through the vendor's own Go SDK; the retry policy, the inactivity
-// timeout, the reply caps, token counting, cancellation and the scrubbing of
-// the API key from errors are this package's and the same for all.
-const (
-	// ProviderChat is Chat Completions (POST …/chat/completions), which
-	// every OpenAI-compatible server speaks: the default.
-	ProviderChat = "chat"
-	// ProviderResponses is OpenAI's Responses API (POST …/responses), the
-	// only one with OpenAI's computer tool; conversation state stays on the
-	// server (previous_response_id).
-	ProviderResponses = "responses"
-	// ProviderAnthropic is Anthropic's Messages API (POST …/v1/messages)
-	// with its computer tool and prompt caching.
-	ProviderAnthropic = "anthropic"
-	// ProviderGemini is Gemini's generateContent (streamGenerateContent)
-	// with its computer_use tool.
-	ProviderGemini = "gemini"
-)
-
-// Providers lists the providers, the default first.
-func Providers() []string {
-	return []string{ProviderChat, ProviderResponses, ProviderAnthropic, ProviderGemini}
-}
 
 // ProviderFor is the provider a base URL implies when none is set: the
 // vendors' own hosts get their native API (api.anthropic.com: anthropic;
@@ -109,3 +85,6 @@ func trimSuffixes(u string, suffixes ...string) string {
 	}
 	return u
 }
+
+// Providers lists the providers, the default first.
+func Providers() []string { return convo.Providers() }

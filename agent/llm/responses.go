@@ -154,9 +154,9 @@ func responseItems(m Message) []any {
 		for _, p := range g.parts {
 			switch {
 			case p.IsImage() && o.Output == nil:
-				o.Output = &rPart{Type: "computer_screenshot", ImageURL: p.url(), Detail: "original"}
+				o.Output = &rPart{Type: "computer_screenshot", ImageURL: partURL(p), Detail: "original"}
 			case p.IsImage():
-				extra = append(extra, rPart{Type: "input_image", ImageURL: p.url(), Detail: "original"})
+				extra = append(extra, rPart{Type: "input_image", ImageURL: partURL(p), Detail: "original"})
 			case p.Text != "":
 				extra = append(extra, rPart{Type: "input_text", Text: p.Text})
 			}
@@ -165,7 +165,7 @@ func responseItems(m Message) []any {
 	}
 	for _, p := range plain {
 		if p.IsImage() {
-			extra = append(extra, rPart{Type: "input_image", ImageURL: p.url(), Detail: "original"})
+			extra = append(extra, rPart{Type: "input_image", ImageURL: partURL(p), Detail: "original"})
 		} else if p.Text != "" {
 			extra = append(extra, rPart{Type: "input_text", Text: p.Text})
 		}
