@@ -8,6 +8,8 @@ package convo
 import (
 	"encoding/json"
 	"image"
+	"net/url"
+	"strings"
 	"time"
 )
 
@@ -34,6 +36,27 @@ const (
 // Providers lists the providers, the default first.
 func Providers() []string {
 	return []string{ProviderChat, ProviderResponses, ProviderAnthropic, ProviderGemini}
+}
+
+// ProviderFor is the provider a base URL implies when none is set: the
+// vendors' own hosts get their native API (api.anthropic.com: anthropic;
+// generativelanguage.googleapis.com: gemini), except when the URL names
+// their OpenAI-compatible path (…/openai, …/v1 on Anthropic is its own
+// Messages API); every other endpoint, api.openai.com included, speaks chat
+// completions. An unparsable URL gives ProviderChat.
+func ProviderFor(baseURL string) string {
+	u, err := url.Parse(strings.TrimSpace(baseURL))
+	if err != nil {
+		return ProviderChat
+	}
+	host := strings.ToLower(u.Hostname())
+	switch {
+	case host == "api.anthropic.com":
+		return ProviderAnthropic
+	case host == "generativelanguage.googleapis.com" && !strings.Contains(u.Path, "/openai"):
+		return ProviderGemini
+	}
+	return ProviderChat
 }
 
 // Part is one piece of a message: exactly one of Text, ImageURL, Image, Call or

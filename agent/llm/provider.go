@@ -5,30 +5,11 @@ import (
 	"deskpilot/agent/convo"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 )
 
-// ProviderFor is the provider a base URL implies when none is set: the
-// vendors' own hosts get their native API (api.anthropic.com: anthropic;
-// generativelanguage.googleapis.com: gemini), except when the URL names
-// their OpenAI-compatible path (…/openai, …/v1 on Anthropic is its own
-// Messages API); every other endpoint, api.openai.com included, speaks chat
-// completions. An unparsable URL gives ProviderChat.
-func ProviderFor(baseURL string) string {
-	u, err := url.Parse(strings.TrimSpace(baseURL))
-	if err != nil {
-		return ProviderChat
-	}
-	host := strings.ToLower(u.Hostname())
-	switch {
-	case host == "api.anthropic.com":
-		return ProviderAnthropic
-	case host == "generativelanguage.googleapis.com" && !strings.Contains(u.Path, "/openai"):
-		return ProviderGemini
-	}
-	return ProviderChat
-}
+// ProviderFor is the provider a base URL implies (convo.ProviderFor).
+func ProviderFor(baseURL string) string { return convo.ProviderFor(baseURL) }
 
 // transport is one provider's wire format.
 type transport interface {
