@@ -51,7 +51,9 @@ func vendorFamilies() []vendorFamily {
 		{name: "openai-computer preview", model: "computer-use-preview",
 			note: "dialect openai-computer (by model name), provider responses (the dialect's)", wire: llmtest.Responses, image: same, point: pixels,
 			turns: func(nx, ny, sx, sy string) []llmtest.Turn {
-				act := func(a string) llmtest.Turn { return llmtest.Turn{Calls: []llmtest.Call{{Input: `{"action": ` + a + `}`}}} }
+				act := func(a string) llmtest.Turn {
+					return llmtest.Turn{Calls: []llmtest.Call{{Input: `{"action": ` + a + `}`}}}
+				}
 				return []llmtest.Turn{
 					act(fmt.Sprintf(`{"type": "click", "button": "left", "x": %s, "y": %s}`, nx, ny)),
 					act(`{"type": "type", "text": "Ada"}`),
@@ -275,7 +277,6 @@ func TestVendorSafetyChecks(t *testing.T) {
 		})
 	}
 }
-
 
 // TestVendorToolsHostileReplies: an unknown action and a point off the
 // screen, on each vendor's wire, are errors the model reads in its next
