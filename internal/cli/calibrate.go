@@ -7,6 +7,7 @@ import (
 	"image"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -37,7 +38,7 @@ func withCalibrate(cmd *cobra.Command, s *settings) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		return runCalibrate(c.Context(), c.OutOrStdout(), cfg, write, all)
+		return runCalibrate(c.Context(), c.OutOrStdout(), cfg, cfg.APIKey(nil), write, all)
 	}
 	return cmd
 }
@@ -48,7 +49,7 @@ func usageErrorf(format string, a ...any) error {
 }
 
 // runCalibrate calibrates the configured model on the desktop.
-func runCalibrate(ctx context.Context, w io.Writer, cfg config.Config, write, all bool) error {
+func runCalibrate(ctx context.Context, w io.Writer, cfg config.Config, apiKey string, write, all bool) error {
 	if !cfg.HasModel() {
 		return errors.New(config.ErrNoModel)
 	}
@@ -73,7 +74,7 @@ func runCalibrate(ctx context.Context, w io.Writer, cfg config.Config, write, al
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
 	defer cancel()
 	rep, err := calibrate.Run(cctx, calibrate.Options{
-		Model: wiring.Model(cfg, cfg.APIKey(nil)), Dialect: dl, DialectName: cfg.DialectNote(),
+		Model: wiring.Model(cfg, apiKey), Dialect: dl, DialectName: cfg.DialectNote(),
 		SpaceFor: func(m image.Point) dialect.Space {
 			sp := dl.Space(m, cfg.MaxSide)
 			if dl.Name() == dialect.Default {
@@ -113,4 +114,23 @@ func runCalibrate(ctx context.Context, w io.Writer, cfg config.Config, write, al
 	}
 	fmt.Fprintf(w, "wrote %s to %s\n", sg, path)
 	return nil
+}
+
+// calibrateSummary calibrates the target monitor for the app and returns the
+// report's verdict: its "fits" and "settings" lines, or why nothing fits.
+func calibrateSummary(ctx context.Context, cfg config.Config, apiKey string) (string, error) {
+	var out strings.Builder
+	err := runCalibrate(ctx, &out, cfg, apiKey, false, false)
+	var lines []string
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(l, "fits: ") || strings.HasPrefix(l, "settings: ") || strings.HasPrefix(l, "no convention lands") {
+			lines = append(lines, l)
+		}
+	}
+	summary := strings.Join(lines, "\n")
+	var ee *exitError
+	if errors.As(err, &ee) && ee.err == nil && summary != "" {
+		return summary, errors.New(summary)
+	}
+	return summary, err
 }
