@@ -30,7 +30,7 @@ func TestVendorReplies(t *testing.T) {
 			`{"type": "computer_call", "id": "cu_67cc", "call_id": "call_zw3", "action": {"type": "click", "button": "left", "x": 156, "y": 50}, "pending_safety_checks": [], "status": "completed"}`)}},
 			want: []string{"click(156, 50)"}},
 		{name: "openai safety check", dialect: "openai-computer", res: convo.Response{Calls: []convo.ToolCall{{ID: "call_1", Name: "computer",
-			Input: json.RawMessage(`{"type": "computer_call", "call_id": "call_1", "action": {"type": "type", "text": "hello"}}`),
+			Input:  json.RawMessage(`{"type": "computer_call", "call_id": "call_1", "action": {"type": "type", "text": "hello"}}`),
 			Checks: []convo.SafetyCheck{{ID: "cu_sc_67cb", Code: "malicious_instructions", Message: "We've detected instructions that may cause your application to perform malicious or unauthorized actions. Please acknowledge this warning if you'd like to proceed."}}}}},
 			want: []string{`type_text("hello")`}, checks: 1},
 		{name: "openai GA batch", dialect: "openai-computer", res: convo.Response{Calls: []convo.ToolCall{tcall("computer", "call_2",
