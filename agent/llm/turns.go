@@ -63,15 +63,3 @@ func calls(ps []Part) (text []string, cs []*ToolCall) {
 	}
 	return text, cs
 }
-
-// hasTurns reports whether any message holds tool calls or results.
-func hasTurns(ms []Message) bool {
-	for _, m := range ms {
-		for _, p := range m.Parts {
-			if p.Call != nil || p.Result != nil {
-				return true
-			}
-		}
-	}
-	return false
-}
