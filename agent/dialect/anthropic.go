@@ -153,13 +153,8 @@ func (d AnthropicComputer) ParseResponse(res convo.Response) (Reply, error) {
 		}
 		steps = append(steps, s...)
 	}
-	if len(steps) == 0 {
-		r.Code = `print("The screenshot is attached.")`
-		return r, nil
-	}
-	var err error
-	if r.Code, err = compile(steps); err != nil {
-		return r, toolError(d.Name(), err.Error(), anthropicActions)
+	if err := compileCalls(&r, d.Name(), steps, anthropicActions); err != nil {
+		return r, err
 	}
 	return r, nil
 }

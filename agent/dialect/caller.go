@@ -115,6 +115,21 @@ func vendorFinal(name, text string) (Reply, error) {
 	return Reply{Thought: t, Code: p.String()}, nil
 }
 
+// compileCalls is the program of a vendor reply's steps: a screenshot-only
+// reply (no steps) just looks again.
+func compileCalls(r *Reply, name string, steps []step, actions string) error {
+	if len(steps) == 0 {
+		r.Code = `print("The screenshot is attached.")`
+		return nil
+	}
+	code, err := compile(steps)
+	if err != nil {
+		return toolError(name, err.Error(), actions)
+	}
+	r.Code = code
+	return nil
+}
+
 // toolError is a FormatError for a tool call the dialect cannot run.
 func toolError(name, reason, actions string) *FormatError {
 	return &FormatError{Dialect: name, Reason: reason,

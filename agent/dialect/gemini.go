@@ -138,13 +138,8 @@ func (d GeminiComputer) ParseResponse(res convo.Response) (Reply, error) {
 	if r.Refused != "" {
 		return r, nil // nothing runs; the results say why
 	}
-	if len(steps) == 0 {
-		r.Code = `print("The screenshot is attached.")`
-		return r, nil
-	}
-	var err error
-	if r.Code, err = compile(steps); err != nil {
-		return r, toolError(d.Name(), err.Error(), geminiActions)
+	if err := compileCalls(&r, d.Name(), steps, geminiActions); err != nil {
+		return r, err
 	}
 	return r, nil
 }

@@ -141,13 +141,8 @@ func (d OpenAIComputer) ParseResponse(res convo.Response) (Reply, error) {
 			steps = append(steps, s...)
 		}
 	}
-	if len(steps) == 0 {
-		r.Code = `print("The screenshot is attached.")`
-		return r, nil
-	}
-	var err error
-	if r.Code, err = compile(steps); err != nil {
-		return r, toolError(d.Name(), err.Error(), openAIActions)
+	if err := compileCalls(&r, d.Name(), steps, openAIActions); err != nil {
+		return r, err
 	}
 	return r, nil
 }

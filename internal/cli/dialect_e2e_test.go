@@ -145,12 +145,7 @@ func TestDialectsEndToEnd(t *testing.T) {
 // privateDisplay starts an X display of the given size with the form app.
 func privateDisplay(t *testing.T, size image.Point) (*xdisplay.Display, *testapps.Form) {
 	t.Helper()
-	d, err := xdisplay.Start(t.Context(), xdisplay.Options{Width: size.X, Height: size.Y})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = d.Close() })
-	t.Setenv("XAUTHORITY", d.XAuthority)
+	d := calibrationDisplay(t, size)
 	return d, testapps.StartForm(t, d)
 }
 
