@@ -30,7 +30,7 @@ func (chatTransport) streamError(err error) ([]byte, bool) {
 
 func (t chatTransport) send(ctx context.Context, r Request, onDelta func(string), ex *exchange, sent *sentFeatures) (Response, error) {
 	if r.Computer != nil {
-		return Response{}, errors.New("the chat transport has no computer tool: use provider responses, anthropic or gemini")
+		return Response{}, &requestError{errors.New("the chat transport has no computer tool: use provider responses, anthropic or gemini")}
 	}
 	c := t.c
 	params := c.params(r, sent)
