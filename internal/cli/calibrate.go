@@ -69,8 +69,8 @@ func runCalibrate(ctx context.Context, w io.Writer, cfg config.Config, apiKey st
 			monitors = append(monitors, m.Bounds)
 		}
 	}
-	fmt.Fprintf(w, "calibrating %s at %s, dialect %s, provider %s, on %d monitor(s)\n",
-		cfg.Model, wiring.RedactURL(cfg.BaseURL), cfg.DialectNote(), cfg.ProviderNote(), len(monitors))
+	fmt.Fprintf(w, "calibrating %s at %s (provider %s), dialect %s, on %d monitor(s)\n",
+		cfg.Model, wiring.RedactURL(cfg.BaseURL), cfg.ProviderNote(), cfg.DialectNote(), len(monitors))
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
 	defer cancel()
 	rep, err := calibrate.Run(cctx, calibrate.Options{

@@ -38,7 +38,7 @@ func vendorFamilies() []vendorFamily {
 	done := llmtest.Turn{Text: "The form is saved with the name Ada."}
 	return []vendorFamily{
 		{name: "openai-computer batched", model: "gpt-5.4", flags: []string{"--dialect", "openai-computer"},
-			note: "dialect openai-computer, provider responses (the dialect's)", wire: llmtest.Responses, image: same, point: pixels,
+			note: "(provider responses (the dialect's)), dialect openai-computer", wire: llmtest.Responses, image: same, point: pixels,
 			turns: func(nx, ny, sx, sy string) []llmtest.Turn {
 				return []llmtest.Turn{
 					{Calls: []llmtest.Call{{Input: `{"actions": [{"type": "screenshot"}]}`}}},
@@ -49,7 +49,7 @@ func vendorFamilies() []vendorFamily {
 				}
 			}},
 		{name: "openai-computer preview", model: "computer-use-preview",
-			note: "dialect openai-computer (by model name), provider responses (the dialect's)", wire: llmtest.Responses, image: same, point: pixels,
+			note: "(provider responses (the dialect's)), dialect openai-computer (by model name)", wire: llmtest.Responses, image: same, point: pixels,
 			turns: func(nx, ny, sx, sy string) []llmtest.Turn {
 				act := func(a string) llmtest.Turn {
 					return llmtest.Turn{Calls: []llmtest.Call{{Input: `{"action": ` + a + `}`}}}
@@ -62,7 +62,7 @@ func vendorFamilies() []vendorFamily {
 				}
 			}},
 		{name: "anthropic-computer", model: "claude-sonnet-4-5", flags: []string{"--dialect", "anthropic-computer"},
-			note: "dialect anthropic-computer, provider anthropic (the dialect's)", wire: llmtest.Anthropic,
+			note: "(provider anthropic (the dialect's)), dialect anthropic-computer", wire: llmtest.Anthropic,
 			image: map[image.Point]image.Point{fullHD: {1429, 804}, qhd: {1429, 804}, wxga: wxga}, point: pixels,
 			turns: func(nx, ny, sx, sy string) []llmtest.Turn {
 				return []llmtest.Turn{
@@ -75,7 +75,7 @@ func vendorFamilies() []vendorFamily {
 				}
 			}},
 		{name: "anthropic-computer 4.7", model: "claude-opus-4-7", flags: []string{"--dialect", "anthropic-computer"},
-			note: "dialect anthropic-computer, provider anthropic (the dialect's)", wire: llmtest.Anthropic, image: same, point: pixels,
+			note: "(provider anthropic (the dialect's)), dialect anthropic-computer", wire: llmtest.Anthropic, image: same, point: pixels,
 			turns: func(nx, ny, sx, sy string) []llmtest.Turn {
 				return []llmtest.Turn{
 					{Calls: []llmtest.Call{
@@ -87,7 +87,7 @@ func vendorFamilies() []vendorFamily {
 				}
 			}},
 		{name: "gemini-computer", model: "gemini-3.5-flash", flags: []string{"--dialect", "gemini-computer"},
-			note: "dialect gemini-computer, provider gemini (the dialect's)", wire: llmtest.Gemini,
+			note: "(provider gemini (the dialect's)), dialect gemini-computer", wire: llmtest.Gemini,
 			image: map[image.Point]image.Point{fullHD: {1366, 768}, qhd: {1366, 768}, wxga: wxga}, point: grid(1000),
 			turns: func(nx, ny, sx, sy string) []llmtest.Turn {
 				return []llmtest.Turn{
