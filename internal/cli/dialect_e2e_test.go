@@ -183,6 +183,9 @@ func runFamily(t *testing.T, d *xdisplay.Display, form *testapps.Form, size imag
 	if len(reqs) != 2 {
 		t.Fatalf("%d model calls, want 2 (click, finish)", len(reqs))
 	}
+	if f.name == "holo3" && !strings.Contains(string(reqs[0].Body), `"response_format":{"json_schema":{"name":"holo3_step"`) {
+		t.Errorf("holo3's step was not constrained by its schema: %.300s", reqs[0].Body)
+	}
 	for i, req := range reqs {
 		imgs := req.Images()
 		if len(imgs) == 0 {
