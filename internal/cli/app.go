@@ -37,6 +37,7 @@ func runApp(ctx context.Context, s *settings) error {
 		Runner:         r,
 		Console:        &appConsole{r: r},
 		TestConnection: testConnection,
+		Calibrate:      calibrateSummary,
 		ConfigPath:     s.configPath,
 		Secrets:        openKeyring(),
 	})

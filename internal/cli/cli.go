@@ -99,7 +99,7 @@ run as a trace. Without a subcommand it opens the app.`,
 	pf := root.PersistentFlags()
 	pf.StringVar(&s.configPath, "config", config.Path(), "config file")
 	s.flags = config.AddFlags(pf)
-	root.AddCommand(newRunCmd(s), newConsoleCmd(s), newTracesCmd(s), newReplayCmd(s), newPlayCmd(s), newBenchCmd(s), newDoctorCmd(s), newEvalCmd(s))
+	root.AddCommand(newRunCmd(s), newConsoleCmd(s), newTracesCmd(s), newReplayCmd(s), newPlayCmd(s), newBenchCmd(s), withCalibrate(newDoctorCmd(s), s), newEvalCmd(s))
 	return root
 }
 

@@ -246,7 +246,7 @@ func Grounder(cfg config.Config, lookup func(string) (string, bool)) (*agent.Gro
 	}
 	key := cfg.GrounderAPIKey(lookup)
 	client := llm.New(llm.Config{
-		BaseURL: g.BaseURL, Model: g.Model, APIKey: key,
+		Provider: llm.ProviderFor(g.BaseURL), BaseURL: g.BaseURL, Model: g.Model, APIKey: key,
 		Timeout: cfg.Timeout(), MaxRetries: cfg.Retries, NoStream: cfg.NoStream,
 	})
 	return &agent.Grounder{Model: client, Name: g.Model, Dialect: gd}, key, nil
@@ -255,7 +255,7 @@ func Grounder(cfg config.Config, lookup func(string) (string, bool)) (*agent.Gro
 // Model is the model client for cfg.
 func Model(cfg config.Config, apiKey string) *llm.Client {
 	return llm.New(llm.Config{
-		BaseURL: cfg.BaseURL, Model: cfg.Model, APIKey: apiKey,
+		Provider: cfg.Provider, BaseURL: cfg.BaseURL, Model: cfg.Model, APIKey: apiKey,
 		Timeout: cfg.Timeout(), MaxRetries: cfg.Retries, NoStream: cfg.NoStream,
 	})
 }
