@@ -31,7 +31,7 @@ WIN_ENV   := GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc
 
 # Packaging (make package, make test-package): the Debian tools the artifacts are
 # made and checked with, where they go, and the .deb's Maintainer.
-PKG_DEB_PKGS := dpkg-dev lintian desktop-file-utils zip unzip binutils binutils-mingw-w64-x86-64 mmdebstrap
+PKG_DEB_PKGS := dpkg-dev lintian desktop-file-utils zip unzip binutils binutils-mingw-w64-x86-64 mmdebstrap patchelf
 DIST         ?= dist
 MAINTAINER   ?= deskpilot developers <deskpilot-developers@users.noreply.github.com>
 

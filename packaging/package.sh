@@ -30,6 +30,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$DIST"
 DIST=$(realpath "$DIST")
+rm -f "$DIST"/deskpilot_*.deb "$DIST"/deskpilot_*.tar.gz "$DIST"/deskpilot_*.zip "$DIST/SHA256SUMS"
 
 step() { echo "package: $*"; }
 
@@ -47,7 +48,7 @@ gen_docs() {
 copyright() {
 	{
 		echo "deskpilot $VERSION (commit $COMMIT)"
-		echo "Copyright (C) the deskpilot authors"
+		echo "Copyright (C) $(git log --format=%cd --date=format:%Y 2>/dev/null | sed -n '$p;1p' | sort -u | paste -sd-) the deskpilot authors"
 		echo
 		if [ -f LICENSE ]; then
 			cat LICENSE
