@@ -36,8 +36,14 @@ func TestDesktopEntryOpensApp(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	home := t.TempDir()
-	cmd := d.Command(ctx, argv[0], argv[1:]...)
-	cmd.Env = append(cmd.Env, "PATH="+filepath.Join(root, "usr/bin")+":/usr/bin:/bin", "HOME="+home,
+	// The desktop finds the program on its PATH, where the .deb puts it.
+	path := filepath.Join(root, "usr/bin") + ":/usr/bin:/bin"
+	prog := lookPath(argv[0], path)
+	if prog == "" {
+		t.Fatalf("Exec's %s is not on PATH %s", argv[0], path)
+	}
+	cmd := d.Command(ctx, prog, argv[1:]...)
+	cmd.Env = append(cmd.Env, "PATH="+path, "HOME="+home,
 		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_DATA_HOME="+filepath.Join(home, ".local/share"))
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -92,6 +98,20 @@ func execArgs(exec string) []string {
 		args = append(args, f)
 	}
 	return args
+}
+
+// lookPath finds name in the folders of path, "" when it is in none.
+func lookPath(name, path string) string {
+	if strings.Contains(name, "/") {
+		return name
+	}
+	for _, dir := range filepath.SplitList(path) {
+		p := filepath.Join(dir, name)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
 }
 
 // colours counts the distinct colours of a PNG.

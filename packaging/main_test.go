@@ -55,12 +55,13 @@ func needPackages(t *testing.T) *packages {
 		if built.err != nil {
 			return
 		}
-		v, err := exec.Command("../packaging/version.sh").Output()
-		if err != nil {
-			built.err = fmt.Errorf("version.sh: %w", err)
+		// The version is the one make stamped, read from the .deb's name.
+		debs, _ := filepath.Glob(filepath.Join(built.dir, "deskpilot_*_amd64.deb"))
+		if len(debs) != 1 {
+			built.err = fmt.Errorf("make package made %d .deb files", len(debs))
 			return
 		}
-		built.version = strings.TrimSpace(string(v))
+		built.version = strings.TrimSuffix(strings.TrimPrefix(filepath.Base(debs[0]), "deskpilot_"), "_amd64.deb")
 		built.deb = filepath.Join(built.dir, "deskpilot_"+built.version+"_amd64.deb")
 		built.tgz = filepath.Join(built.dir, "deskpilot_"+built.version+"_linux_amd64.tar.gz")
 		built.zip = filepath.Join(built.dir, "deskpilot_"+built.version+"_windows_amd64.zip")

@@ -113,7 +113,9 @@ func (r *debRoot) startX(t *testing.T, width, height int) string {
 	}
 	w.Close()
 	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		// unshare ignores SIGTERM and Xvfb is the init of its PID namespace:
+		// killing unshare ends the namespace, and Xvfb with it.
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		_ = cmd.Wait()
 	})
 	num := make(chan string, 1)

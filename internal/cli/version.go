@@ -8,6 +8,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+
+	"github.com/spf13/cobra"
 )
 
 // Build is what the binary knows about itself: the fields the build stamps in
@@ -23,11 +25,16 @@ type Build struct {
 func MainBuild(args []string, b Build) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	b = b.withDefaults(debug.ReadBuildInfo)
-	root := newRootCmd(b.Version)
-	root.SetVersionTemplate(b.String() + "\n")
+	root := newBuildRoot(b.withDefaults(debug.ReadBuildInfo))
 	root.SetArgs(args)
 	return exitCode(root.ExecuteContext(ctx), os.Stderr)
+}
+
+// newBuildRoot is the command tree of a binary built as b.
+func newBuildRoot(b Build) *cobra.Command {
+	root := newRootCmd(b.Version)
+	root.SetVersionTemplate(b.String() + "\n")
+	return root
 }
 
 // withDefaults fills what the build did not stamp: "dev" for the version, the

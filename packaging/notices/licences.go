@@ -65,8 +65,11 @@ func modules(pkg string) ([]*module, error) {
 			continue
 		}
 		path, version, dir := p.Module.Path, p.Module.Version, p.Module.Dir
-		if r := p.Module.Replace; r != nil {
-			path, version, dir = r.Path, r.Version, r.Dir
+		if r := p.Module.Replace; r != nil { // the code is the replacement's
+			dir = r.Dir
+			if r.Version != "" {
+				path, version = r.Path, r.Version
+			}
 		}
 		if dir == "" {
 			return nil, fmt.Errorf("module %s@%s is not downloaded (run go mod download)", path, version)
