@@ -2,6 +2,7 @@ package packaging
 
 import (
 	"context"
+	"image"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,17 +73,17 @@ func TestDesktopEntryOpensApp(t *testing.T) {
 	if dir := os.Getenv("DESKPILOT_SCREENSHOTS"); dir != "" {
 		shot = filepath.Join(dir, "desktop-entry.png")
 	}
-	// The window paints after it maps: wait until the screen holds more than
-	// the empty root's one colour.
+	// The window paints after it maps: wait until its client area holds more
+	// than the few colours of an empty window.
 	for {
 		run(t, d.Env(), "import", "-window", "root", shot)
-		if colours(t, shot) > 16 || ctx.Err() != nil {
+		if colours(t, shot, w.Bounds) > 16 || ctx.Err() != nil {
 			break
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	if n := colours(t, shot); n <= 16 {
-		t.Errorf("the screen shows %d colours: the window did not paint", n)
+	if n := colours(t, shot, w.Bounds); n <= 16 {
+		t.Errorf("the window shows %d colours: it did not paint", n)
 	}
 	t.Logf("screenshot: %s (window %q at %v)", shot, w.Title, w.Bounds)
 }
@@ -114,12 +115,12 @@ func lookPath(name, path string) string {
 	return ""
 }
 
-// colours counts the distinct colours of a PNG.
-func colours(t *testing.T, path string) int {
+// colours counts the distinct colours of a PNG inside area.
+func colours(t *testing.T, path string, area image.Rectangle) int {
 	t.Helper()
 	img := decodePNG(t, path)
 	seen := map[[4]uint32]bool{}
-	r := img.Bounds()
+	r := img.Bounds().Intersect(area)
 	for y := r.Min.Y; y < r.Max.Y; y += 2 {
 		for x := r.Min.X; x < r.Max.X; x += 2 {
 			cr, cg, cb, ca := img.At(x, y).RGBA()

@@ -18,7 +18,12 @@ uninstall() {
 	done <"$list"
 	rm -f "$list"
 	rmdir "$prefix/share/deskpilot" 2>/dev/null || true
-	refresh
+	# The menu's cache goes with the last entry it indexed.
+	if ls "$prefix/share/applications/"*.desktop >/dev/null 2>&1; then
+		refresh
+	else
+		rm -f "$prefix/share/applications/mimeinfo.cache"
+	fi
 	echo "removed deskpilot from $prefix"
 }
 

@@ -52,9 +52,19 @@ func TestWindowsZip(t *testing.T) {
 	if exe.Machine != pe.IMAGE_FILE_MACHINE_AMD64 {
 		t.Errorf("deskpilot.exe is for machine %#x", exe.Machine)
 	}
-	imports, err := exe.ImportedLibraries()
+	// debug/pe lists imports as symbol:DLL (its ImportedLibraries is empty).
+	syms, err := exe.ImportedSymbols()
 	if err != nil {
 		t.Fatal(err)
+	}
+	var imports []string
+	for _, s := range syms {
+		if _, dll, ok := strings.Cut(s, ":"); ok && !slices.Contains(imports, dll) {
+			imports = append(imports, dll)
+		}
+	}
+	if !slices.ContainsFunc(imports, func(d string) bool { return strings.EqualFold(d, "kernel32.dll") }) {
+		t.Errorf("deskpilot.exe imports %v: no kernel32.dll, not a Windows program?", imports)
 	}
 	mingw, _ := filepath.Glob("/usr/x86_64-w64-mingw32/lib/*.dll")
 	gcc, _ := filepath.Glob("/usr/lib/gcc/x86_64-w64-mingw32/*/*.dll")
