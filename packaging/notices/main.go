@@ -16,8 +16,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 )
 
@@ -111,20 +109,12 @@ func goEnv(name string) (string, error) {
 	return strings.TrimSpace(string(b)), nil
 }
 
-// goCmd is $GO when set, else the go that runs this program, else go on $PATH.
+// goCmd is $GO when set, else go on $PATH.
 func goCmd() string {
 	if g := os.Getenv("GO"); g != "" {
 		return g
 	}
-	if g := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(g) {
-		return g
-	}
 	return "go"
-}
-
-func fileExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && !st.IsDir()
 }
 
 func write(w io.Writer, pkg, goos, goarch string, mods []*module) error {
