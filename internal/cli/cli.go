@@ -11,8 +11,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -48,11 +46,7 @@ func (e *exitError) Unwrap() error { return e.err }
 // Main runs the command line with args (without the program name) and returns
 // the process's exit code. SIGINT and SIGTERM cancel the command's context.
 func Main(args []string, version string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	root := newRootCmd(version)
-	root.SetArgs(args)
-	return exitCode(root.ExecuteContext(ctx), os.Stderr)
+	return MainBuild(args, Build{Version: version})
 }
 
 // exitCode prints err (when there is one to print) and maps it to an exit code.
