@@ -45,9 +45,9 @@ const (
 
 // Status is what an entry reports about itself.
 type Status struct {
-	ID      string    `json:"id"`   // the socket's name, unique on this machine for this user
-	PID     int       `json:"pid"`  // the process
-	Kind    string    `json:"kind"` // KindRun or KindMCP
+	ID      string    `json:"id"`             // the socket's name, unique on this machine for this user
+	PID     int       `json:"pid"`            // the process
+	Kind    string    `json:"kind"`           // KindRun or KindMCP
 	Host    string    `json:"host,omitempty"` // an MCP session's host (its clientInfo name)
 	Task    string    `json:"task,omitempty"`
 	Tool    string    `json:"tool,omitempty"` // the tool an MCP host is calling now; "" = idle
