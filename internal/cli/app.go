@@ -91,8 +91,10 @@ func (r *appRunner) run(prev *agent.Session, priors []agent.Prior, task string, 
 	} else {
 		s = ready.Agent.Continue(r.ctx, priors, task, h)
 	}
+	unregister := r.s.control(cfg).registerRun(task, s)
 	go func() {
 		<-s.Done()
+		unregister()
 		ready.Close()
 	}()
 	return s, nil

@@ -114,8 +114,42 @@ func checkOwn(dir string) error {
 	return nil
 }
 
+// Registry registers a process's entries in one folder and tells how many are
+// open (the Stop key is grabbed while any is).
+type Registry struct {
+	// Dir is the control folder (Dir()).
+	Dir string
+	// Active, when set, is called with the number of the registry's open
+	// entries after each Register and Close, one call at a time.
+	Active func(n int)
+
+	mu   sync.Mutex
+	open int
+}
+
+func (g *Registry) changed(delta int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.open += delta
+	if g.Active != nil {
+		g.Active(g.open)
+	}
+}
+
+// Register starts listening for st in the registry's folder (Register).
+func (g *Registry) Register(st Status, c Controls) (*Entry, error) {
+	e, err := Register(g.Dir, st, c)
+	if err != nil {
+		return nil, err
+	}
+	e.reg = g
+	g.changed(1)
+	return e, nil
+}
+
 // Entry is one registered run or session, listening until Close.
 type Entry struct {
+	reg  *Registry
 	ln   net.Listener
 	path string
 	c    Controls
@@ -172,6 +206,9 @@ func (e *Entry) Close() error {
 	err := e.ln.Close()
 	<-e.done
 	_ = os.Remove(e.path)
+	if e.reg != nil {
+		e.reg.changed(-1)
+	}
 	return err
 }
 
