@@ -105,7 +105,10 @@ const instructions = `deskpilot drives this computer's desktop. Call screenshot 
 // ServeStdio serves one session over r and w (the process's standard input
 // and output) until the client closes it or ctx ends.
 func (s *Server) ServeStdio(ctx context.Context, r io.ReadCloser, w io.WriteCloser) error {
-	ss, err := s.mcp.Connect(ctx, &mcp.IOTransport{Reader: r, Writer: w}, nil)
+	out := &lockedWriter{w: w}
+	in := guardLines(r, out)
+	defer in.Close()
+	ss, err := s.mcp.Connect(ctx, &mcp.IOTransport{Reader: in, Writer: out, MaxLineLength: MaxLine + 1}, nil)
 	if err != nil {
 		return fmt.Errorf("mcp: %w", err)
 	}
