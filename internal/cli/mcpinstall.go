@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -72,6 +73,9 @@ func hostTarget(host, scope, dir string) (mcphosts.Target, error) {
 	if err != nil {
 		return mcphosts.Target{}, err
 	}
+	if scope != "" && !slices.Contains(h.Scopes, scope) {
+		return mcphosts.Target{}, fmt.Errorf("%s has no scope %q (scopes: %s)", h.Title, scope, strings.Join(h.Scopes, ", "))
+	}
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return mcphosts.Target{}, err
@@ -100,5 +104,14 @@ func serverEntry(s *settings) mcphosts.Entry {
 	if s.configPath != "" && s.configPath != config.Path() {
 		args = append([]string{"--config", s.configPath}, args...)
 	}
-	return mcphosts.Entry{Command: exe, Args: args}
+	// Hosts start servers with few of their own variables (the TypeScript
+	// SDK passes HOME, PATH, SHELL, TERM, USER): the display deskpilot was
+	// installed from goes with the entry.
+	env := map[string]string{}
+	for _, k := range []string{"DISPLAY", "XAUTHORITY", "WAYLAND_DISPLAY"} {
+		if v := os.Getenv(k); v != "" {
+			env[k] = v
+		}
+	}
+	return mcphosts.Entry{Command: exe, Args: args, Env: env}
 }
