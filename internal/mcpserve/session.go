@@ -37,7 +37,7 @@ type session struct {
 	stripPaused atomic.Bool // the person paused it from the strip
 
 	ctlMu    sync.Mutex
-	stopCall func()        // stops the call running now; nil = none
+	stopCall func()         // stops the call running now; nil = none
 	run      *agent.Session // the run_task going on, for Pause/Resume
 	conRef   *agent.Console // the console once open, for Pause/Resume
 }
