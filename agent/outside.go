@@ -59,3 +59,17 @@ func (a *Agent) ReleaseInput() error {
 	}
 	return a.Input.ReleaseAll()
 }
+
+// Record writes one step into the console's trace for work done outside
+// its code (an MCP host's run_task, which has a trace of its own): call as
+// the step's code, result as its observation, both redacted. Calls must not
+// overlap Exec, Run or Step.
+func (c *Console) Record(call, result string) {
+	r := c.r
+	r.step++
+	r.curStep.Store(int32(r.step))
+	r.disp.emit(StepStarted{Step: r.step, Time: r.a.now()})
+	r.disp.emit(CodeParsed{Step: r.step, Code: r.redact(call)})
+	r.disp.emit(Observed{Step: r.step, Text: r.redact(result)})
+	r.disp.flush()
+}

@@ -270,6 +270,12 @@ func TestMCPRunTaskCancelStopsTheRun(t *testing.T) {
 	if tr.End == nil || tr.End.Outcome != trace.OutcomeCancelled {
 		t.Errorf("the run's trace ends %+v, want cancelled", tr.End)
 	}
+	sess := runTrace(t, traces, "MCP session with deskpilot-test-host")
+	last := sess.Steps[len(sess.Steps)-1]
+	if n := sess.StepCount(); n != 1 || !strings.Contains(last.Code, `run_task(task="type lines")`) ||
+		last.Observation == nil || !strings.Contains(last.Observation.Text, "cancelled by the host") {
+		t.Errorf("the session's trace: %d steps, the last %+v", n, last)
+	}
 	_ = term
 }
 

@@ -152,6 +152,9 @@ func editTOML(c *Change, e *Entry) error {
 		return nil
 	case had:
 		c.Action = "replaced"
+		if end < len(lines) {
+			block += "\n"
+		}
 		c.After = []byte(strings.Join(slices.Concat(lines[:start], []string{block}, lines[end:]), ""))
 	default:
 		c.Action = "added"
@@ -245,9 +248,14 @@ func findTable(lines []string) (start, end int, other string) {
 	return -1, -1, "an inline table or dotted keys"
 }
 
-// trimBlank keeps the blank lines before the next table out of the block.
+// trimBlank keeps the blank lines and comments before the next table (they
+// belong to it) out of the block.
 func trimBlank(lines []string, start, end int) int {
-	for end > start+1 && strings.TrimSpace(lines[end-1]) == "" {
+	for end > start+1 {
+		l := strings.TrimSpace(lines[end-1])
+		if l != "" && !strings.HasPrefix(l, "#") {
+			break
+		}
 		end--
 	}
 	return end

@@ -145,6 +145,7 @@ func (s *Server) runTask(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 	_ = w.Agent.ReleaseInput()
 	fin := run.Result()
 	if ctx.Err() != nil {
+		st.record(fmt.Sprintf("run_task(task=%q)", clip(a.Task, 2000)), "cancelled by the host; trace: "+fin.TraceDir)
 		return nil, ctx.Err()
 	}
 	out := taskResult{Outcome: string(fin.Outcome), Answer: st.redactWith(w, fin.Answer), Error: st.redactWith(w, fin.Error),
@@ -159,11 +160,22 @@ func (s *Server) runTask(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 	if out.Trace != "" {
 		text += "trace: " + out.Trace + "\n"
 	}
+	st.record(fmt.Sprintf("run_task(task=%q)", clip(a.Task, 2000)), text)
 	return &mcp.CallToolResult{
 		IsError:           fin.Outcome == agent.Failed,
 		Content:           []mcp.Content{&mcp.TextContent{Text: strings.TrimSpace(text)}},
 		StructuredContent: out,
 	}, nil
+}
+
+// record writes a run_task call into the session's trace (its console,
+// opened for it when the task was the session's first call).
+func (st *session) record(call, result string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if con, err := st.openConsole(st.ctx); err == nil {
+		con.Record(call, result)
+	}
 }
 
 // redactWith hides w's agent's secrets in s.
