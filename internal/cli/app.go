@@ -39,6 +39,8 @@ func runApp(ctx context.Context, s *settings) error {
 		TestConnection: testConnection,
 		ConfigPath:     s.configPath,
 		Secrets:        openKeyring(),
+		Hosts:          appHosts{s},
+		Sessions:       appSessions{},
 	})
 	ui.Run()
 	return nil

@@ -2,7 +2,6 @@ package mcpserve
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -252,13 +251,4 @@ func (st *session) ask(ctx context.Context, question string) (string, error) {
 	}
 	answer, _ := res.Content["answer"].(string)
 	return answer, nil
-}
-
-// jsonText renders v as indented JSON for a text content.
-func jsonText(v any) string {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(data)
 }

@@ -88,8 +88,6 @@ func New(o Options) *Server {
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: Name, Title: "deskpilot desktop", Version: o.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Logger:       o.Log,
-		HasTools:     true,
-		HasResources: true,
 		InitializedHandler: func(ctx context.Context, req *mcp.InitializedRequest) {
 			s.sessionOf(req.Session)
 		},
