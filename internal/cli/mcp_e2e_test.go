@@ -233,10 +233,16 @@ func TestMCPElicitation(t *testing.T) {
 }
 
 // run_task runs the agent against the fake model with a progress
-// notification every step; the host's cancellation stops it: no line is
-// typed into the terminal after it, the model is asked nothing more and the
-// run's trace says cancelled.
+// notification every step; the host's cancellation (notifications/cancelled)
+// or its going away stops it: no line is typed into the terminal after it,
+// the model is asked nothing more and the run's trace says cancelled.
 func TestMCPRunTaskCancelStopsTheRun(t *testing.T) {
+	for _, op := range []string{"cancelAfter", "closeAfter"} {
+		t.Run(op, func(t *testing.T) { cancelRunTask(t, op) })
+	}
+}
+
+func cancelRunTask(t *testing.T, op string) {
 	traces, env := mcpEnv(t)
 	out := filepath.Join(t.TempDir(), "typed.txt")
 	term := startTerminal(t, out)
@@ -248,10 +254,13 @@ func TestMCPRunTaskCancelStopsTheRun(t *testing.T) {
 	srv := llmtest.New(t, replies...)
 	args := []string{"--base-url", srv.URL, "--model", "m", "--trace-dir", traces}
 	res := host(t, stdioPlan(t, env, args,
-		step("cancelAfter", "name", "run_task", "args", map[string]any{"task": "type lines"}, "progress", 3),
+		step(op, "name", "run_task", "args", map[string]any{"task": "type lines"}, "progress", 3),
 		step("sleep", "ms", 1500),
 	))[0]
-	if res["cancelled"] != true {
+	if op == "closeAfter" {
+		time.Sleep(1500 * time.Millisecond) // the client is gone; the server sees its input end
+	}
+	if res["cancelled"] != true && res["closed"] != true {
 		t.Fatalf("the call was not cancelled: %v", res)
 	}
 	if p, _ := res["progress"].([]any); len(p) < 3 || !strings.Contains(fmt.Sprint(p[0]), "step 1: line 0") || !strings.Contains(fmt.Sprint(p[0]), "type_text") {
@@ -273,7 +282,7 @@ func TestMCPRunTaskCancelStopsTheRun(t *testing.T) {
 	sess := runTrace(t, traces, "MCP session with deskpilot-test-host")
 	last := sess.Steps[len(sess.Steps)-1]
 	if n := sess.StepCount(); n != 1 || !strings.Contains(last.Code, `run_task(task="type lines")`) ||
-		last.Observation == nil || !strings.Contains(last.Observation.Text, "cancelled by the host") {
+		last.Observation == nil || !strings.Contains(last.Observation.Text, "cancelled") {
 		t.Errorf("the session's trace: %d steps, the last %+v", n, last)
 	}
 	_ = term

@@ -173,9 +173,12 @@ func (st *session) result(con *agent.Console, tool string, res agent.BlockResult
 		out.Content = append(out.Content, &mcp.ImageContent{Data: a.Data, MIMEType: mimeOf(a.Format)})
 	}
 	if got && obs.FrameData != nil {
-		st.shot, st.mime = obs.FrameData, mimeOf(obs.FrameFormat)
+		mime := mimeOf(obs.FrameFormat)
+		st.ctlMu.Lock()
+		st.shot, st.mime = obs.FrameData, mime
+		st.ctlMu.Unlock()
 		if shot {
-			out.Content = append(out.Content, &mcp.ImageContent{Data: obs.FrameData, MIMEType: st.mime})
+			out.Content = append(out.Content, &mcp.ImageContent{Data: obs.FrameData, MIMEType: mime})
 		}
 	}
 	if shot {

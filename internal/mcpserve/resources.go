@@ -50,9 +50,9 @@ func (s *Server) readTrace(ctx context.Context, req *mcp.ReadResourceRequest) (*
 
 func (s *Server) readScreenshot(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	st := s.sessionOf(req.Session)
-	st.mu.Lock()
+	st.ctlMu.Lock()
 	shot, mime := st.shot, st.mime
-	st.mu.Unlock()
+	st.ctlMu.Unlock()
 	if shot == nil {
 		return nil, mcp.ResourceNotFoundError(req.Params.URI)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -26,11 +27,9 @@ type session struct {
 	cancel context.CancelFunc
 	entry  *runctl.Entry
 
-	mu    sync.Mutex // one call at a time; guards wired, con and shot
+	mu    sync.Mutex // one call at a time; guards wired, con and ended
 	wired *Wired
 	con   *agent.Console
-	shot  []byte // the latest screenshot as sent, shotMIME its type
-	mime  string
 	ended bool
 
 	stopped     atomic.Bool // the person stopped the session: calls are refused
@@ -40,6 +39,8 @@ type session struct {
 	stopCall func()         // stops the call running now; nil = none
 	run      *agent.Session // the run_task going on, for Pause/Resume
 	conRef   *agent.Console // the console once open, for Pause/Resume
+	shot     []byte         // the latest screenshot as sent, mime its type
+	mime     string
 }
 
 func newSession(s *Server, ss *mcp.ServerSession) *session {
@@ -63,11 +64,11 @@ func hostName(ss *mcp.ServerSession) string {
 		if name == "" {
 			name = ip.ClientInfo.Name
 		}
-		if name = strings.TrimSpace(name); name != "" {
-			if len(name) > 64 {
-				name = name[:64]
-			}
-			return name
+		// The name is the peer's word: control characters go, and its length
+		// is bounded, before it reaches the strip and the trace.
+		name = strings.Join(strings.FieldsFunc(name, func(r rune) bool { return unicode.IsControl(r) || unicode.IsSpace(r) }), " ")
+		if name != "" {
+			return clip(name, 64)
 		}
 	}
 	return "an MCP host"

@@ -13,6 +13,8 @@
 //   {"op": "clickFound", "text": T}                  -> find_text T, then click at the point it reported
 //   {"op": "cancelAfter", "name": N, "args": {...}, "progress": K}
 //                                                    -> the call, aborted after K progress notifications
+//   {"op": "closeAfter", "name": N, "args": {...}, "progress": K}
+//                                                    -> the call, the client closed after K progress notifications
 //   {"op": "resources"}                              -> {"uris": [...], "trace": bool, "screenshot": bytes}
 //   {"op": "sleep", "ms": M}
 // ]
@@ -106,6 +108,24 @@ try {
             out({ op: "cancelAfter", cancelled: ac.signal.aborted, error: String(e), progress, cancelledAt });
           }
           break;
+        }
+        case "closeAfter": {
+          const progress = [];
+          const closed = new Promise((resolve) => {
+            client.callTool({ name: step.name, arguments: step.args ?? {} }, undefined, {
+              timeout: 300000,
+              onprogress: async (p) => {
+                progress.push(p.message ?? "");
+                if (progress.length === step.progress) {
+                  await client.close();
+                  resolve();
+                }
+              },
+            }).catch(() => {});
+          });
+          await closed;
+          out({ op: "closeAfter", closed: true, progress });
+          process.exit(0);
         }
         case "resources": {
           const r = await client.listResources();
