@@ -73,3 +73,8 @@ func (c *Console) Record(call, result string) {
 	r.disp.emit(Observed{Step: r.step, Text: r.redact(result)})
 	r.disp.flush()
 }
+
+// Fresh starts takeover detection afresh: only the person's input from now
+// on pauses the console. An MCP host calls one tool at a time, and between
+// its calls the desktop is the person's.
+func (c *Console) Fresh() { c.r.input.settle() }

@@ -376,3 +376,26 @@ func lines(t *testing.T, path string) int {
 	}
 	return strings.Count(string(data), "\n")
 }
+
+// A secret's value that comes back in what the code printed, or in an
+// error, reaches the host as [redacted], as it reaches a model; so in the
+// session's trace.
+func TestMCPRedactsSecrets(t *testing.T) {
+	traces, env := mcpEnv(t)
+	const secret = "tok-5ecret-0123456789abcdef"
+	env["DESKPILOT_SECRET_TOKEN"] = secret
+	env["DESKPILOT_TRACE_DIR"] = traces
+	steps := host(t, stdioPlan(t, env, nil,
+		step("call", "name", "run_code", "args", map[string]any{"code": `print("the token is", "` + secret + `")`}),
+		step("call", "name", "run_code", "args", map[string]any{"code": `x = {}["` + secret + `"]`}),
+		step("resources"),
+	))
+	for i, s := range steps[:2] {
+		if strings.Contains(text(s), secret) || !strings.Contains(text(s), "[redacted]") {
+			t.Errorf("result %d: %s", i, text(s))
+		}
+	}
+	if tr, _ := steps[2]["trace"].(string); strings.Contains(tr, secret) {
+		t.Errorf("the trace resource has the secret:\n%s", tr)
+	}
+}

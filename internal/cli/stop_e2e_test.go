@@ -103,3 +103,39 @@ func pressStopKey(t *testing.T) {
 		t.Fatalf("xdotool: %v %s", err, out)
 	}
 }
+
+// The person moving the mouse during a call is a takeover: the call stops
+// before its next action and says so. Between calls the desktop is the
+// person's: the next call acts.
+func TestMCPTakeoverStopsTheCall(t *testing.T) {
+	_, env := mcpEnv(t)
+	app := xmessage(t, "Alpha,Bravo")
+	done := make(chan []map[string]any, 1)
+	go func() {
+		done <- host(t, stdioPlan(t, env, nil,
+			step("call", "name", "run_code", "args", map[string]any{"code": "wait(3)\nclick_text(\"Bravo\")"}),
+			step("call", "name", "click_text", "args", map[string]any{"text": "Bravo"})))
+	}()
+	waitCalling(t, "run_code")
+	time.Sleep(500 * time.Millisecond) // inside wait(3)
+	cmd := exec.CommandContext(t.Context(), "xdotool", "mousemove", "20", "20", "mousemove", "300", "300")
+	cmd.Env = os.Environ()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("xdotool: %v %s", err, out)
+	}
+	var steps []map[string]any
+	select {
+	case steps = <-done:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the host did not finish")
+	}
+	if s := text(steps[0]); !strings.Contains(s, "the person took over the desktop") || strings.Contains(s, "clicked") {
+		t.Errorf("the call during the takeover: %s", s)
+	}
+	if steps[1]["isError"] == true {
+		t.Errorf("the next call was refused: %s", text(steps[1]))
+	}
+	if out := exitedWith(t, app); out != "Bravo" {
+		t.Errorf("xmessage printed %q, want Bravo (clicked once, by the second call)", out)
+	}
+}

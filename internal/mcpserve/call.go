@@ -121,6 +121,7 @@ func (st *session) call(ctx context.Context, tool, code string, shot bool) (*mcp
 		Ask:     st.ask,
 		Confirm: st.confirm,
 	}
+	con.Fresh() // what the person did between calls is theirs
 	st.setCall(tool, con.CancelBlock, nil)
 	defer st.setCall("", nil, nil)
 	stopOnCancel := context.AfterFunc(ctx, con.CancelBlock)
