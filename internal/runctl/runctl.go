@@ -103,7 +103,7 @@ func checkOwn(dir string) error {
 	if !fi.IsDir() {
 		return fmt.Errorf("control folder %s is not a folder", dir)
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+	if uid, ok := ownerOf(fi); ok && uid != os.Getuid() {
 		return fmt.Errorf("control folder %s belongs to another user", dir)
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
