@@ -26,7 +26,7 @@ LDFLAGS    ?= -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.buildD
 BIN_WIN   := bin/deskpilot.exe
 WIN_ENV   := GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc
 
-.PHONY: all deps build build-windows dist run test test-short vet lint bench fmt clean \
+.PHONY: node-deps all deps build build-windows dist run test test-short vet lint bench fmt clean \
         package package-deps test-package
 
 # Packaging (make package, make test-package): the Debian tools the artifacts are
@@ -66,9 +66,21 @@ dist: deps
 run: build
 	./$(BIN)
 
+## node-deps: the real MCP peers the tests drive deskpilot with (the official
+## TypeScript SDK client, the Inspector CLI, server-everything), from the
+## committed lock file; nothing when they are installed as locked
+NODE_DIR := test/node
+node-deps: $(NODE_DIR)/node_modules/.installed
+
+$(NODE_DIR)/node_modules/.installed: $(NODE_DIR)/package.json $(NODE_DIR)/package-lock.json
+	@command -v npm >/dev/null || { echo "installing: nodejs npm"; $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null; }
+	cd $(NODE_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
 ## test: set up, lint, build both release binaries (dist), and run every test
 ## with the race detector on private X displays
-test: deps lint dist
+test: deps node-deps lint dist
 	$(GO) test -race -count=1 -timeout 40m $(PKGS)
 
 vet:

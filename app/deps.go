@@ -89,4 +89,10 @@ type Deps struct {
 	// Environ lists the environment (for the DESKPILOT_SECRET_<NAME> names the
 	// settings show); nil = os.Environ.
 	Environ func() []string
+	// Hosts installs deskpilot in agent hosts' MCP settings (Settings, "Use
+	// deskpilot from another agent"); nil = the section says how from the CLI.
+	Hosts Hosts
+	// Sessions are MCP sessions of other processes, shown in the strip while
+	// a host drives; nil = none are shown.
+	Sessions Sessions
 }

@@ -47,6 +47,7 @@ type settingsView struct {
 	testBtn, saveBtn, calBtn               *widget.Button
 	testing                                *widget.Activity
 	secrets                                *secretsView
+	hosts                                  *hostsView
 }
 
 func newSettingsView(u *UI) *settingsView {
@@ -68,6 +69,7 @@ func newSettingsView(u *UI) *settingsView {
 
 	model, agentForm := v.forms()
 	v.secrets = newSecretsView(u)
+	v.hosts = newHostsView(u)
 	strip := widget.NewCheck("Shrink the window to a small strip while a run is active", func(on bool) {
 		u.autoStrip = on
 		u.app.Preferences().SetBool(PrefCompactWhileRunning, on)
@@ -83,6 +85,8 @@ func newSettingsView(u *UI) *settingsView {
 		heading("Agent"), agentForm, v.envNote,
 		widget.NewSeparator(),
 		heading("Secrets"), v.secrets.content,
+		widget.NewSeparator(),
+		heading("Use deskpilot from another agent"), v.hosts.content,
 		widget.NewSeparator(),
 		heading("Window"), strip, path)
 	footer := container.NewVBox(widget.NewSeparator(), centered(container.NewVBox(buttons, v.result), 760))

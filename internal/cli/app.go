@@ -40,6 +40,8 @@ func runApp(ctx context.Context, s *settings) error {
 		Calibrate:      calibrateSummary,
 		ConfigPath:     s.configPath,
 		Secrets:        openKeyring(),
+		Hosts:          appHosts{s},
+		Sessions:       appSessions{},
 	})
 	ui.Run()
 	return nil
@@ -92,8 +94,10 @@ func (r *appRunner) run(prev *agent.Session, priors []agent.Prior, task string, 
 	} else {
 		s = ready.Agent.Continue(r.ctx, priors, task, h)
 	}
+	unregister := r.s.control(cfg).registerRun(task, s)
 	go func() {
 		<-s.Done()
+		unregister()
 		ready.Close()
 	}()
 	return s, nil

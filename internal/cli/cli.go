@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -70,6 +71,9 @@ type settings struct {
 	version    string
 	configPath string
 	flags      *config.Flags
+
+	ctlOnce sync.Once
+	ctl     *control // the process's control (stop.go); nil until a run registers
 }
 
 // newRootCmd builds the command tree.
@@ -93,7 +97,7 @@ run as a trace. Without a subcommand it opens the app.`,
 	pf := root.PersistentFlags()
 	pf.StringVar(&s.configPath, "config", config.Path(), "config file")
 	s.flags = config.AddFlags(pf)
-	root.AddCommand(newRunCmd(s), newConsoleCmd(s), newTracesCmd(s), newReplayCmd(s), newPlayCmd(s), newBenchCmd(s), withCalibrate(newDoctorCmd(s), s), newEvalCmd(s))
+	root.AddCommand(newRunCmd(s), newConsoleCmd(s), newTracesCmd(s), newReplayCmd(s), newPlayCmd(s), newBenchCmd(s), withCalibrate(newDoctorCmd(s), s), newEvalCmd(s), newMCPCmd(s), newStopCmd(s))
 	return root
 }
 

@@ -65,6 +65,7 @@ recorded in that trace folder: the model gets that run's task, replies and obser
 			a.NoTakeover = !at.present()
 			run := a.Continue(cmd.Context(), priors, task, hooks)
 			session.Store(run)
+			defer s.control(cfg).registerRun(task, run)()
 			<-run.Done()
 			return report(cmd.OutOrStdout(), z, run.Result(), asJSON)
 		},

@@ -153,6 +153,9 @@ func check(s *Settings, c *Config) error {
 	if err := resolveGrounder(s); err != nil {
 		return err
 	}
+	if err := s.MCP.check(); err != nil {
+		return err
+	}
 	for _, r := range []struct {
 		name      string
 		v, lo, hi int

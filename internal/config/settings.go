@@ -73,6 +73,12 @@ type Settings struct {
 	// Grounder is the grounding model of planner + grounder runs (the
 	// [grounder] table).
 	Grounder GrounderSettings `toml:"grounder"`
+
+	// StopHotkey is the global key combination that stops every run and MCP
+	// session while one is active.
+	StopHotkey string `toml:"stop_hotkey" env:"DESKPILOT_STOP_HOTKEY" default:"ctrl+alt+escape" usage:"global key combination that stops every run and MCP session (X11; none: off)"`
+	// MCP is the [mcp] table: MCP servers whose tools the model may call.
+	MCP MCPSettings `toml:"mcp"`
 }
 
 // GrounderSettings is the [grounder] table: a second model that finds on the

@@ -26,6 +26,7 @@ import (
 	"deskpilot/agent/script"
 	"deskpilot/internal/config"
 	"deskpilot/internal/desktop"
+	"deskpilot/internal/mcptools"
 	"deskpilot/vision/ocr"
 )
 
@@ -122,6 +123,7 @@ type Ready struct {
 	Desktop *desktop.Desktop
 
 	ground *groundEngines
+	mcp    *mcptools.Set // the MCP servers' sessions; nil when none are configured
 }
 
 // Close releases the desktop (held keys and buttons, connections) and the
@@ -131,7 +133,7 @@ func (r *Ready) Close() error {
 	if r == nil {
 		return nil
 	}
-	return errors.Join(r.ground.close(), r.Desktop.Close())
+	return errors.Join(r.mcp.Close(), r.ground.close(), r.Desktop.Close())
 }
 
 // Open wires an agent for cfg on the desktop cfg names. The caller closes the
@@ -149,7 +151,7 @@ func Open(ctx context.Context, cfg config.Config, o Options) (*Ready, error) {
 	}
 	g := openGround(cfg, d.Target().Bounds, o)
 	a.Text, a.Elements = g.text, g.elements
-	return &Ready{Agent: a, Desktop: d, ground: g}, nil
+	return &Ready{Agent: a, Desktop: d, ground: g, mcp: connectMCP(ctx, cfg, a, o)}, nil
 }
 
 // OpenDesktop opens the desktop cfg names (backend, X display, monitor).
