@@ -73,6 +73,10 @@ type Deps struct {
 	Console Console // runs console code; nil = console disabled
 	// TestConnection sends a tiny request with an image to the configured endpoint.
 	TestConnection func(ctx context.Context, cfg config.Config, apiKey string) error
+	// Calibrate shows labelled targets on the target display, asks the model
+	// to click each and returns the fit's summary (which coordinate
+	// convention lands, and the settings that read it); nil = not offered.
+	Calibrate func(ctx context.Context, cfg config.Config, apiKey string) (summary string, err error)
 	// ConfigPath is where settings are loaded from and saved to; "" = config.Path().
 	ConfigPath string
 	// Secrets is the OS keyring, or nil when there is none: then settings ask for the
@@ -93,4 +97,10 @@ type Deps struct {
 	// TakeoverNote, when not "", is shown in the strip as a run starts: the
 	// desktop cannot see the person take over (some Wayland compositors).
 	TakeoverNote string
+	// Hosts installs deskpilot in agent hosts' MCP settings (Settings, "Use
+	// deskpilot from another agent"); nil = the section says how from the CLI.
+	Hosts Hosts
+	// Sessions are MCP sessions of other processes, shown in the strip while
+	// a host drives; nil = none are shown.
+	Sessions Sessions
 }

@@ -77,6 +77,7 @@ type UI struct {
 	cv *consoleView
 	tv *tracesView
 	st *strip
+	rs *remoteStrip // an MCP host driving from another process (mcp.go)
 
 	// The current run; gen tells events of an old run from the current one.
 	run        Run
@@ -147,6 +148,7 @@ func (u *UI) Window() fyne.Window { return u.win }
 // run) and runs the Fyne event loop until the window closes.
 func (u *UI) Run() {
 	u.win.Show()
+	u.watchRemote()
 	if u.tabs.Selected() == u.runTab {
 		u.win.Canvas().Focus(u.rv.task)
 	}
@@ -159,6 +161,7 @@ func (u *UI) build() {
 	u.cv = newConsoleView(u)
 	u.tv = newTracesView(u)
 	u.st = newStrip(u)
+	u.rs = newRemoteStrip(u)
 	u.runTab = container.NewTabItemWithIcon("Run", theme.MediaPlayIcon(), u.rv.content)
 	u.runsTab = container.NewTabItemWithIcon("Runs", theme.HistoryIcon(), u.tv.content)
 	u.consoleTab = container.NewTabItemWithIcon("Console", theme.ComputerIcon(), u.cv.content)

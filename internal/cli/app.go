@@ -41,10 +41,13 @@ func runApp(ctx context.Context, s *settings) error {
 		Runner:         r,
 		Console:        &appConsole{r: r},
 		TestConnection: testConnection,
+		Calibrate:      calibrateSummary,
 		ConfigPath:     s.configPath,
 		Secrets:        openKeyring(),
 		OwnInput:       r.noteOwnInput,
 		TakeoverNote:   desktop.TakeoverNote(ctx, desktop.Options{Backend: cfg.Backend}, os.Getenv),
+		Hosts:          appHosts{s},
+		Sessions:       appSessions{},
 	})
 	ui.Run()
 	return nil
@@ -109,8 +112,10 @@ func (r *appRunner) run(prev *agent.Session, priors []agent.Prior, task string, 
 	} else {
 		s = ready.Agent.Continue(r.ctx, priors, task, h)
 	}
+	unregister := r.s.control(cfg).registerRun(task, s)
 	go func() {
 		<-s.Done()
+		unregister()
 		ready.Close()
 	}()
 	return s, nil

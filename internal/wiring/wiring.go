@@ -26,6 +26,7 @@ import (
 	"deskpilot/agent/script"
 	"deskpilot/internal/config"
 	"deskpilot/internal/desktop"
+	"deskpilot/internal/mcptools"
 	"deskpilot/vision/ocr"
 )
 
@@ -128,6 +129,7 @@ type Ready struct {
 	Desktop *desktop.Desktop
 
 	ground *groundEngines
+	mcp    *mcptools.Set // the MCP servers' sessions; nil when none are configured
 }
 
 // Close releases the desktop (held keys and buttons, connections) and the
@@ -137,7 +139,7 @@ func (r *Ready) Close() error {
 	if r == nil {
 		return nil
 	}
-	return errors.Join(r.ground.close(), r.Desktop.Close())
+	return errors.Join(r.mcp.Close(), r.ground.close(), r.Desktop.Close())
 }
 
 // Open wires an agent for cfg on the desktop cfg names. The caller closes the
@@ -155,7 +157,7 @@ func Open(ctx context.Context, cfg config.Config, o Options) (*Ready, error) {
 	}
 	g := openGround(cfg, d.Target().Bounds, o)
 	a.Text, a.Elements = g.text, g.elements
-	return &Ready{Agent: a, Desktop: d, ground: g}, nil
+	return &Ready{Agent: a, Desktop: d, ground: g, mcp: connectMCP(ctx, cfg, a, o)}, nil
 }
 
 // OpenDesktop opens the desktop cfg names (backend, X display, monitor).
@@ -252,7 +254,7 @@ func Grounder(cfg config.Config, lookup func(string) (string, bool)) (*agent.Gro
 	}
 	key := cfg.GrounderAPIKey(lookup)
 	client := llm.New(llm.Config{
-		BaseURL: g.BaseURL, Model: g.Model, APIKey: key,
+		Provider: llm.ProviderFor(g.BaseURL), BaseURL: g.BaseURL, Model: g.Model, APIKey: key,
 		Timeout: cfg.Timeout(), MaxRetries: cfg.Retries, NoStream: cfg.NoStream,
 	})
 	return &agent.Grounder{Model: client, Name: g.Model, Dialect: gd}, key, nil
@@ -261,7 +263,7 @@ func Grounder(cfg config.Config, lookup func(string) (string, bool)) (*agent.Gro
 // Model is the model client for cfg.
 func Model(cfg config.Config, apiKey string) *llm.Client {
 	return llm.New(llm.Config{
-		BaseURL: cfg.BaseURL, Model: cfg.Model, APIKey: apiKey,
+		Provider: cfg.Provider, BaseURL: cfg.BaseURL, Model: cfg.Model, APIKey: apiKey,
 		Timeout: cfg.Timeout(), MaxRetries: cfg.Retries, NoStream: cfg.NoStream,
 	})
 }
