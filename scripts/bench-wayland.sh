@@ -24,7 +24,9 @@ uid=65534
 [ "$(id -u)" = 0 ] || uid=$(id -u)
 [ "$(id -u)" = 0 ] && chown "$uid:$uid" "$rt" "$home"
 chmod 700 "$rt"
-printf 'output HEADLESS-1 resolution 1920x1080 position 0,0\ndefault_border none\nfocus_follows_mouse no\nxwayland disable\n' >"$home/config"
+# foot floats where bench-peers.sh puts its xterm (160x30 cells at 300,250), so
+# both benchmarks see a screen of the same kind.
+printf 'output HEADLESS-1 resolution 1920x1080 position 0,0\ndefault_border none\nfocus_follows_mouse no\nxwayland disable\nfor_window [app_id="foot"] floating enable, move position 300 250\n' >"$home/config"
 chmod 644 "$home/config"
 run_sway=(env -i PATH=/usr/bin:/bin HOME="$home" XDG_RUNTIME_DIR="$rt" WLR_BACKENDS=headless WLR_LIBINPUT_NO_DEVICES=1 WLR_RENDERER=pixman sway -c "$home/config")
 if [ "$(id -u)" = 0 ]; then
@@ -44,8 +46,8 @@ for _ in $(seq 200); do [ -S "$rt/wayland-1" ] && break; sleep 0.05; done
 export XDG_RUNTIME_DIR=$rt WAYLAND_DISPLAY=$rt/wayland-1 XDG_CURRENT_DESKTOP=sway XDG_SESSION_TYPE=wayland
 unset DISPLAY XAUTHORITY
 
-# The changing part: foot across the screen printing a line every 40 ms.
-foot -o font=monospace:size=11 python3 -c '
+# The changing part: foot printing a line every 40 ms.
+foot -o font=monospace:size=11 -W 160x30 python3 -c '
 import itertools, time
 words = "the quick brown fox jumps over the lazy dog 0123456789 ".split()
 for i in itertools.count():
