@@ -12,6 +12,20 @@ DEB_PKGS  := gcc pkg-config xvfb openbox xdotool x11-utils x11-xserver-utils xte
              python3 python3-tk imagemagick scrot python3-pil bc fonts-dejavu-core \
              fonts-noto-cjk xdg-utils at-spi2-core dbus-daemon dbus-x11 zenity python3-pyatspi \
              mousepad tesseract-ocr libtesseract-dev tesseract-ocr-eng gcc-mingw-w64-x86-64
+# Wayland: headless sway (wlroots; the pixman renderer, no GPU) and mutter
+# with pipewire + wireplumber for the wlroots, gnome and portal backends'
+# tests (vision/wldisplay), native apps to drive there (foot, zenity and
+# mousepad above), grim and wtype as the peers `make bench` measures against,
+# the PipeWire headers the gnome backend's frames compile against (the
+# library itself is loaded at run time), the portal and its GNOME
+# implementation, and the protocol XML that internal/wl's generated bindings
+# are checked against (libwayland-dev, wayland-protocols, the wlr protocols in
+# librust-wayland-protocols-dev, plasma-wayland-protocols).
+DEB_PKGS  += sway grim wtype foot wl-clipboard wayland-utils \
+             mutter pipewire pipewire-bin wireplumber libglib2.0-bin \
+             libpipewire-0.3-dev libspa-0.2-dev \
+             xdg-desktop-portal xdg-desktop-portal-gnome \
+             libwayland-dev wayland-protocols librust-wayland-protocols-dev plasma-wayland-protocols
 export CGO_ENABLED := 1
 # VERSION is what `deskpilot --version` reports and what the packages are called:
 # FyneApp.toml's Version, and for an untagged commit ~git<count>.<hash>
@@ -26,7 +40,7 @@ LDFLAGS    ?= -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.buildD
 BIN_WIN   := bin/deskpilot.exe
 WIN_ENV   := GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc
 
-.PHONY: node-deps all deps build build-windows dist run test test-short vet lint bench fmt clean \
+.PHONY: node-deps all deps build build-wayland build-windows dist run test test-short vet lint bench fmt clean \
         package package-deps test-package
 
 # Packaging (make package, make test-package): the Debian tools the artifacts are
@@ -52,6 +66,11 @@ deps:
 build: deps
 	@echo "building $(BIN) $(VERSION) (the first build compiles the GUI toolkit: a few minutes)"
 	@GO=$(GO) packaging/gobuild.sh $(BIN) -ldflags '$(LDFLAGS)'
+
+## build-wayland: compile bin/deskpilot-wayland, whose app window is a native
+## Wayland one (Fyne's GLFW chooses X11 or Wayland at build time)
+build-wayland: deps
+	$(GO) build -tags wayland -ldflags '$(LDFLAGS)' -o bin/deskpilot-wayland .
 
 ## build-windows: cross-compile bin/deskpilot.exe (windows/amd64, mingw-w64)
 build-windows: deps
@@ -107,6 +126,7 @@ bench: build
 	$(GO) test -run '^$$' -bench LongRun -benchtime 1x ./internal/cli/
 	bash scripts/bench-eval.sh 3
 	bash scripts/bench-peers.sh 30
+	bash scripts/bench-wayland.sh 30
 
 ## package: the .deb, the tarball and the Windows zip of `make dist`'s binaries,
 ## and their SHA256SUMS, under dist/ (packaging/package.sh)

@@ -89,6 +89,14 @@ type Deps struct {
 	// Environ lists the environment (for the DESKPILOT_SECRET_<NAME> names the
 	// settings show); nil = os.Environ.
 	Environ func() []string
+	// OwnInput, when set, is called (on the Fyne goroutine) whenever the person
+	// moves the pointer over deskpilot's window or presses a key in it, so that
+	// runs do not take that for a takeover where the desktop cannot tell
+	// (Wayland). It must be cheap.
+	OwnInput func()
+	// TakeoverNote, when not "", is shown in the strip as a run starts: the
+	// desktop cannot see the person take over (some Wayland compositors).
+	TakeoverNote string
 	// Hosts installs deskpilot in agent hosts' MCP settings (Settings, "Use
 	// deskpilot from another agent"); nil = the section says how from the CLI.
 	Hosts Hosts

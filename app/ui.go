@@ -50,9 +50,10 @@ const (
 // UI is the deskpilot desktop app. Its methods must be called on the Fyne
 // goroutine, except the hooks it hands to runs, which are safe from any goroutine.
 type UI struct {
-	app  fyne.App
-	win  fyne.Window
-	deps Deps
+	app    fyne.App
+	win    fyne.Window
+	deps   Deps
+	sensor *inputSensor // under the content when deps.OwnInput is set
 
 	// followTrace is the trace of the last answered run, which the next task
 	// may follow up (runView.follow); "" when there is none.
@@ -120,7 +121,7 @@ func newUI(a fyne.App, d Deps, do func(func()), now func() time.Time, tick time.
 	u.win = a.NewWindow(Title)
 	u.win.SetIcon(icon())
 	u.build()
-	u.win.SetContent(u.tabs)
+	u.setContent(u.tabs)
 	u.win.Resize(fyne.NewSize(fullWidth, fullHeight))
 	u.bigSize = fyne.NewSize(fullWidth, fullHeight)
 	if !u.configured() {

@@ -50,7 +50,7 @@ type Settings struct {
 	TraceDir  string `toml:"trace_dir" env:"DESKPILOT_TRACE_DIR" flag:"trace-dir" usage:"where traces are written (default $XDG_DATA_HOME/deskpilot/traces)"`
 
 	// The desktop.
-	Backend  string `toml:"backend" env:"DESKPILOT_BACKEND" flag:"backend" usage:"desktop backend: x11 (Linux default) or robotgo"`
+	Backend  string `toml:"backend" env:"DESKPILOT_BACKEND" flag:"backend" usage:"desktop backend: wlroots, gnome, portal or x11 (Linux: chosen from the session), or robotgo"`
 	XDisplay string `toml:"x_display" env:"DESKPILOT_X_DISPLAY" flag:"x-display" usage:"X display to drive (default $DISPLAY)"`
 	Display  int    `toml:"display" env:"DESKPILOT_DISPLAY" flag:"display" usage:"index of the monitor to drive"`
 

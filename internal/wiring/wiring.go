@@ -60,6 +60,12 @@ type Options struct {
 	// "" = $XAUTHORITY. A private display with a cookie of its own needs it
 	// (vision/xdisplay.Display.XAuthority).
 	XAuthority string
+	// OwnInput is when the app last saw the person's input in its own windows
+	// (desktop.Options.OwnInput); nil = only what the desktop sees.
+	OwnInput func() time.Time
+	// Wayland is the Wayland compositor's socket for the wlroots backend
+	// (desktop.Options.Wayland); "" = $WAYLAND_DISPLAY.
+	Wayland string
 	// Env is the environment of programs the agent launches (launch,
 	// open_url), to which the display's DISPLAY and XAUTHORITY are added; nil
 	// = this process's own.
@@ -161,7 +167,7 @@ func OpenDesktop(cfg config.Config, hasWindow bool) (*desktop.Desktop, error) {
 
 func desktopOptions(cfg config.Config, o Options) desktop.Options {
 	return desktop.Options{Backend: cfg.Backend, XDisplay: cfg.XDisplay, Monitor: cfg.Display,
-		HasWindow: o.HasWindow, XAuthority: o.XAuthority, Env: o.Env}
+		HasWindow: o.HasWindow, XAuthority: o.XAuthority, Wayland: o.Wayland, Env: o.Env, OwnInput: o.OwnInput}
 }
 
 // NewAgent wires an agent for cfg on an open desktop, without the grounding
