@@ -357,7 +357,7 @@ func (r *runState) tools() []script.Tool {
 	ts := append(script.Desktop(deps), r.groundTools(deps)...)
 	ts = append(ts, r.controlTools()...)
 	if r.replay != nil {
-		ts = append(ts, script.Builtin("checkpoint", r.checkpointTool))
+		ts = append(ts, script.Builtin(script.Checkpoint, r.checkpointTool))
 	}
 	return append(ts, r.a.Tools...)
 }

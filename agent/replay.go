@@ -165,7 +165,7 @@ func (p *replayer) retarget(sp vision.ScreenPoint) (vision.ScreenPoint, bool) {
 func (r *runState) checkpoint(ctx context.Context, step int) (actions.Record, bool, error) {
 	start := r.a.now()
 	c, moves, err := r.check(ctx, step)
-	act := actions.Record{Name: "checkpoint", Args: fmt.Sprint(step), Start: start, Duration: r.a.now().Sub(start)}
+	act := actions.Record{Name: script.Checkpoint, Args: fmt.Sprint(step), Start: start, Duration: r.a.now().Sub(start)}
 	if err != nil {
 		act.Result, act.Error = "failed", err.Error()
 		return act, false, err

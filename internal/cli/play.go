@@ -133,7 +133,7 @@ func isCheckpointCall(n syntax.Node) bool {
 		return false
 	}
 	id, ok := c.Fn.(*syntax.Ident)
-	return ok && id.Name == "checkpoint"
+	return ok && id.Name == script.Checkpoint
 }
 
 // play runs the segments of a script.
