@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strings"
 
+	"deskpilot/agent/dialect/registry"
 	"deskpilot/vision"
 )
 
@@ -123,7 +124,7 @@ func New(name string, o Options) (Dialect, error) {
 }
 
 // Default is the dialect of a run that names none.
-const Default = "code"
+const Default = registry.Default
 
 // Names lists the dialects' names, the default first, the rest sorted.
 func Names() []string {

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"deskpilot/agent/dialect"
+	"deskpilot/agent/dialect/registry"
 	"deskpilot/vision"
 )
 
@@ -29,7 +29,7 @@ type Config struct {
 	// unknown (no cost is shown).
 	PriceIn, PriceOut float64
 	// DialectAuto says the dialect was not set: Resolve chose it from the model's
-	// name (dialect.ForModel), or chose the default.
+	// name (registry.ForModel), or chose the default.
 	DialectAuto bool
 }
 
@@ -213,28 +213,28 @@ func resolveDialect(s *Settings, c *Config) error {
 	grounded := s.Grounder.Model != ""
 	if s.Dialect == "" {
 		c.DialectAuto = true
-		s.Dialect = dialect.ForModel(s.Model)
+		s.Dialect = registry.ForModel(s.Model)
 		if s.Dialect == "" || grounded {
-			s.Dialect = dialect.Default
+			s.Dialect = registry.Default
 		}
 	}
 	if s.PyAutoGUICoords == "" {
-		s.PyAutoGUICoords = dialect.OptionsForModel(s.Model).PyAutoGUICoords
+		s.PyAutoGUICoords = registry.PyAutoGUICoordsForModel(s.Model)
 	}
 	if s.PyAutoGUICoords == "" {
-		s.PyAutoGUICoords = dialect.PyAutoGUIPixels
+		s.PyAutoGUICoords = registry.PyAutoGUIPixels
 	}
-	if _, err := dialect.New(dialect.Default, s.DialectOptions()); err != nil {
+	if err := registry.CheckPyAutoGUICoords(s.PyAutoGUICoords); err != nil {
 		return fmt.Errorf("--pyautogui-coords: %w", err)
 	}
-	d, err := dialect.ByName(s.Dialect)
+	name, err := registry.Dialect(s.Dialect)
 	if err != nil {
 		return fmt.Errorf("--dialect: %w", err)
 	}
-	s.Dialect = d.Name()
-	if grounded && s.Dialect != dialect.Default {
+	s.Dialect = name
+	if grounded && s.Dialect != registry.Default {
 		return fmt.Errorf("--grounder: the planner of a grounder writes code (dialect %q), but the dialect is %q; set --dialect %s or leave it unset",
-			dialect.Default, s.Dialect, dialect.Default)
+			registry.Default, s.Dialect, registry.Default)
 	}
 	return nil
 }
@@ -253,15 +253,10 @@ func (c Config) DialectNote() string {
 		return n
 	case c.HasGrounder():
 		return n + " (planner of the grounder)"
-	case dialect.ForModel(c.Model) == c.Dialect:
+	case registry.ForModel(c.Model) == c.Dialect:
 		return n + " (by model name)"
 	}
 	return n + " (default)"
-}
-
-// DialectOptions are the dialect options the settings name.
-func (s Settings) DialectOptions() dialect.Options {
-	return dialect.Options{PyAutoGUICoords: s.PyAutoGUICoords}
 }
 
 // resolveGrounder fills and checks the [grounder] table. Without a model the
@@ -279,16 +274,16 @@ func resolveGrounder(s *Settings) error {
 		return nil
 	}
 	if g.Dialect == "" {
-		g.Dialect = dialect.GrounderForModel(g.Model)
+		g.Dialect = registry.GrounderForModel(g.Model)
 	}
 	if g.Dialect == "" {
 		g.Dialect = "point"
 	}
-	gr, err := dialect.GrounderByName(g.Dialect)
+	name, err := registry.Grounder(g.Dialect)
 	if err != nil {
 		return fmt.Errorf("--grounder-dialect: %w", err)
 	}
-	g.Dialect = gr.Name()
+	g.Dialect = name
 	g.BaseURL = strings.TrimRight(strings.TrimSpace(g.BaseURL), "/")
 	shared := g.BaseURL == "" || g.BaseURL == strings.TrimRight(s.BaseURL, "/")
 	if g.BaseURL == "" {

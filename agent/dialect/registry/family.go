@@ -1,4 +1,4 @@
-package dialect
+package registry
 
 import (
 	"regexp"
@@ -10,7 +10,7 @@ type modelFamily struct {
 	re       *regexp.Regexp // on the normalised name (see normModel)
 	dialect  string         // "" = no dialect (a grounder only)
 	grounder string         // "" = the dialect itself grounds, or none
-	opts     Options
+	coords   string         // pyautogui_coords its pyautogui speaks; "" = the default
 }
 
 // modelFamilies is checked in order; the first match wins, so specific
@@ -21,9 +21,9 @@ func modelFamilies() []modelFamily {
 		{re: re(`doubao|seed-?1\.[56]`), dialect: "doubao"},
 		{re: re(`ui-?tars-?1\.5`), dialect: "uitars-1.5"},
 		{re: re(`ui-?tars`), dialect: "uitars-1.0"},
-		{re: re(`opencua-?(qwen2|a3b)`), dialect: "pyautogui", opts: Options{PyAutoGUICoords: PyAutoGUIUnit}},
-		{re: re(`opencua`), dialect: "pyautogui", opts: Options{PyAutoGUICoords: PyAutoGUISmart}},
-		{re: re(`aguvis`), dialect: "pyautogui", opts: Options{PyAutoGUICoords: PyAutoGUIUnit}},
+		{re: re(`opencua-?(qwen2|a3b)`), dialect: "pyautogui", coords: PyAutoGUIUnit},
+		{re: re(`opencua`), dialect: "pyautogui", coords: PyAutoGUISmart},
+		{re: re(`aguvis`), dialect: "pyautogui", coords: PyAutoGUIUnit},
 		{re: re(`gta-?1`), grounder: "gta1"},
 		{re: re(`holo-?1\.5|holo1(\b|-)`), grounder: "holo1.5"},
 		{re: re(`holo-?2`), grounder: "holo2"},
@@ -73,12 +73,12 @@ func ForModel(model string) string {
 	return f.dialect
 }
 
-// OptionsForModel returns the dialect options a model name implies: OpenCUA's
-// smart-resized pixels, Aguvis's and OpenCUA-Qwen2's 0..1 fractions. The zero
-// Options otherwise.
-func OptionsForModel(model string) Options {
+// PyAutoGUICoordsForModel returns the pyautogui_coords a model name implies:
+// OpenCUA's smart-resized pixels, Aguvis's and OpenCUA-Qwen2's 0..1
+// fractions; "" otherwise.
+func PyAutoGUICoordsForModel(model string) string {
 	f, _ := family(model)
-	return f.opts
+	return f.coords
 }
 
 // GrounderForModel returns the grounder that reads a model's points (for
@@ -93,7 +93,7 @@ func GrounderForModel(model string) string {
 	if f.grounder != "" {
 		return f.grounder
 	}
-	if _, err := GrounderByName(f.dialect); err != nil {
+	if _, err := Grounder(f.dialect); err != nil {
 		return ""
 	}
 	return f.dialect
