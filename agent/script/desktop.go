@@ -15,28 +15,14 @@ import (
 	"go.starlark.net/starlark"
 )
 
-// Input is the mouse and keyboard Desktop drives; *robot.Robot implements it.
-// Points are screen pixels in root coordinates. Methods are called from the
-// script's goroutine, one at a time, and must honour ctx.
-type Input interface {
-	Move(ctx context.Context, p actions.Point) error
-	Click(ctx context.Context, p actions.Point, b actions.Button, n int) error
-	Drag(ctx context.Context, from, to actions.Point) error
-	Scroll(ctx context.Context, p actions.Point, d actions.Direction, amount int) error
-	Press(ctx context.Context, c actions.Combo) error
-	Hold(ctx context.Context, c actions.Combo, d time.Duration) error
-	Type(ctx context.Context, text string) error
-	Cursor() (actions.Point, error)
-}
-
 // DesktopDeps are what the desktop tools need. Only Mapper and Input are
 // required; a nil Frames makes screenshot and zoom fail with a clear error,
 // a nil Secrets knows no secret, a nil Guard allows everything.
 type DesktopDeps struct {
 	// Mapper converts the model's coordinates to screen pixels and back.
 	Mapper vision.Mapper
-	// Input executes the primitives.
-	Input Input
+	// Input executes the primitives (*robot.Robot, a desktop backend's).
+	Input actions.Input
 	// Frames captures full-resolution frames of the target display for
 	// screenshot and zoom.
 	Frames vision.Capturer

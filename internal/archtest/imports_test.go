@@ -5,6 +5,7 @@
 package archtest
 
 import (
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,6 +41,8 @@ func rules() []rule {
 			"settings are plain values: they depend on nothing that runs"},
 		{`^deskpilot/agent/dialect/registry$`, []string{`^deskpilot/`},
 			"the dialect registry is plain data"},
+		{`^deskpilot/internal/(editdist|wait|proc|xconn)$`, []string{`^deskpilot/`},
+			"the leaves every layer may use import no deskpilot package"},
 		{`^deskpilot/eval(/|$)`, []string{`^deskpilot/agent$`, `^deskpilot/internal/(cli|wiring|desktop)$`, `^deskpilot/app(/|$)`, `^fyne\.io/`},
 			"the eval harness runs the Runner it is given: no agent, wiring, CLI, desktop or UI"},
 		{`^deskpilot/internal/desktop$`, []string{`^deskpilot/(agent|app)(/|$)`, `^deskpilot/internal/(cli|wiring|config)$`, `^fyne\.io/`},
@@ -195,7 +198,9 @@ func TestImportTable(t *testing.T) {
 	if len(rows) < 10 {
 		t.Fatalf("the table has %d rows", len(rows))
 	}
-	for pkg, is := range goList(t, "Imports") {
+	imports := goList(t, "Imports")
+	for _, pkg := range slices.Sorted(maps.Keys(imports)) {
+		is := imports[pkg]
 		name := strings.TrimPrefix(strings.TrimPrefix(pkg, "deskpilot"), "/")
 		if name == "" {
 			name = "deskpilot"
