@@ -58,7 +58,7 @@ type runState struct {
 	sentMu   sync.Mutex      // guards sentTo
 	sentTo   map[string]bool // hosts data went to (or was approved for)
 
-	onScreen grounding // the marks of the newest screenshot (agent/ground.go)
+	onScreen grounding // the marks of the newest screenshot (agent/layers.go)
 }
 
 // currentStep is the step now running; safe from any goroutine.
@@ -412,7 +412,7 @@ type view struct {
 	data   []byte      // image encoded as sent to the model
 	format string      // "png" or "jpeg"
 	full   *image.RGBA // the full frame with deskpilot's windows masked
-	notes  string      // what the observation adds to the image: marks, layers (agent/ground.go)
+	notes  string      // what the observation adds to the image: marks, layers (agent/layers.go)
 }
 
 // part is the view as a message part: the encoded bytes, held once (the data
