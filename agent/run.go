@@ -39,9 +39,10 @@ type runState struct {
 	disp      *dispatcher
 	rec       *recorder
 	input     *trackedInput
-	replay    *replayer // the recording a replay checks against; nil in other runs
-	priors    []Prior   // the earlier runs a follow-up continues, oldest first
-	codeKept  bool      // the follow-up's code runs in the earlier run's child: its variables are there
+	replay    *replayer    // the recording a replay checks against; nil in other runs
+	checker   *replayCheck // compares the screen with it; nil in other runs
+	priors    []Prior      // the earlier runs a follow-up continues, oldest first
+	codeKept  bool         // the follow-up's code runs in the earlier run's child: its variables are there
 
 	frame      *image.RGBA   // the newest full-resolution frame
 	marks      []vision.Mark // last actions, drawn on the next screenshot
@@ -99,6 +100,9 @@ func (a *Agent) newRunWith(ctx context.Context, c Config, task string, h Hooks, 
 	r.input = &trackedInput{Input: a.Input, cursor: a.Cursor, screen: a.Screen, display: a.Display}
 
 	r.exec = r.newExecutor(f)
+	if rp != nil {
+		r.checker = &replayCheck{a: a, replay: rp, exec: r.exec, ownIgnore: r.ownIgnore}
+	}
 	if err := r.openRecorder(); err != nil {
 		return nil, err
 	}
