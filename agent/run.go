@@ -41,19 +41,18 @@ type runState struct {
 	input     *trackedInput
 	replay    *replayer    // the recording a replay checks against; nil in other runs
 	checker   *replayCheck // compares the screen with it; nil in other runs
+	locator   *locator     // asks the grounder where described elements are
 	priors    []Prior      // the earlier runs a follow-up continues, oldest first
 	codeKept  bool         // the follow-up's code runs in the earlier run's child: its variables are there
 
-	frame      *image.RGBA   // the newest full-resolution frame
-	marks      []vision.Mark // last actions, drawn on the next screenshot
-	step       int
-	curStep    atomic.Int32 // step, for other goroutines (Pause, Resume)
-	usage      Usage
-	grounded   groundUsage  // the grounder's tokens, counted on the script's goroutine
-	groundings atomic.Int32 // grounder calls in the block running now
-	started    time.Time
-	lastCode   string
-	cut        string // why the newest reply was cut short (llm.Response.Cut), or ""
+	frame    *image.RGBA   // the newest full-resolution frame
+	marks    []vision.Mark // last actions, drawn on the next screenshot
+	step     int
+	curStep  atomic.Int32 // step, for other goroutines (Pause, Resume)
+	usage    Usage
+	started  time.Time
+	lastCode string
+	cut      string // why the newest reply was cut short (llm.Response.Cut), or ""
 
 	readHome atomic.Bool     // inspect_file read a file under the home folder
 	sentMu   sync.Mutex      // guards sentTo
@@ -97,6 +96,7 @@ func (a *Agent) newRunWith(ctx context.Context, c Config, task string, h Hooks, 
 	enc := vision.Encoder{Format: cfg.ImageFormat, Quality: cfg.ImageQuality}
 	r.obs = &vision.Observer{Mapper: r.mapper, Encoder: enc}
 	r.attEnc = enc
+	r.locator = &locator{a: a, cfg: cfg, attEnc: enc, ownRects: r.ownRects}
 	r.input = &trackedInput{Input: a.Input, cursor: a.Cursor, screen: a.Screen, display: a.Display}
 
 	r.exec = r.newExecutor(f)
@@ -365,7 +365,7 @@ func (r *runState) finished(o Outcome, answer, errText string) Finished {
 		steps = r.cfg.MaxSteps
 	}
 	return Finished{
-		Outcome: o, Answer: answer, Error: errText, Steps: steps, Usage: r.usage.add(r.grounded.load()),
+		Outcome: o, Answer: answer, Error: errText, Steps: steps, Usage: r.usage.add(r.locator.grounded.load()),
 		Elapsed: r.a.now().Sub(r.started), TraceDir: r.traceDir(),
 	}
 }
