@@ -42,6 +42,7 @@ type runState struct {
 	replay    *replayer    // the recording a replay checks against; nil in other runs
 	checker   *replayCheck // compares the screen with it; nil in other runs
 	locator   *locator     // asks the grounder where described elements are
+	layers    *layers      // what an observation adds: marks, a11y and ocr layers
 	priors    []Prior      // the earlier runs a follow-up continues, oldest first
 	codeKept  bool         // the follow-up's code runs in the earlier run's child: its variables are there
 
@@ -97,6 +98,7 @@ func (a *Agent) newRunWith(ctx context.Context, c Config, task string, h Hooks, 
 	r.obs = &vision.Observer{Mapper: r.mapper, Encoder: enc}
 	r.attEnc = enc
 	r.locator = &locator{a: a, cfg: cfg, attEnc: enc, ownRects: r.ownRects}
+	r.layers = &layers{a: a, cfg: cfg, mapper: r.mapper, onScreen: &r.onScreen}
 	r.input = &trackedInput{Input: a.Input, cursor: a.Cursor, screen: a.Screen, display: a.Display}
 
 	r.exec = r.newExecutor(f)
@@ -442,7 +444,7 @@ func (r *runState) observe(ctx context.Context, full *image.RGBA) (view, error) 
 	// deskpilot's windows as listed before the capture and now: one that moved in
 	// between is masked at both places.
 	mask := slices.Concat(r.ownBefore, r.ownRects())
-	boxes, notes, err := r.look(ctx, full, mask)
+	boxes, notes, err := r.layers.look(ctx, full, mask)
 	if err != nil {
 		return view{}, err
 	}
