@@ -291,12 +291,7 @@ func (r *runState) guard(ctx context.Context, g script.Guarded) error {
 			return fmt.Errorf("refused: (%d, %d) on the screen is inside deskpilot's own window (hatched on the screenshot); act on the other windows", g.At.X, g.At.Y)
 		}
 	}
-	if risk := g.Tool.Risk; risk != "" && r.cfg.Policy.asks(risk) {
-		if risk != script.RiskCloseCombos || (g.Combo != nil && isClosingCombo(*g.Combo)) {
-			return r.confirm(ctx, g.Call)
-		}
-	}
-	return nil
+	return r.policy.approve(ctx, g)
 }
 
 // inOwnWindow reports whether p (root coordinates) is on a visible part of

@@ -7,7 +7,6 @@ import (
 	"image"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -43,6 +42,7 @@ type runState struct {
 	checker   *replayCheck // compares the screen with it; nil in other runs
 	locator   *locator     // asks the grounder where described elements are
 	layers    *layers      // what an observation adds: marks, a11y and ocr layers
+	policy    *runPolicy   // the confirmations, and what send_after_read remembers
 	priors    []Prior      // the earlier runs a follow-up continues, oldest first
 	codeKept  bool         // the follow-up's code runs in the earlier run's child: its variables are there
 
@@ -54,10 +54,6 @@ type runState struct {
 	started  time.Time
 	lastCode string
 	cut      string // why the newest reply was cut short (llm.Response.Cut), or ""
-
-	readHome atomic.Bool     // inspect_file read a file under the home folder
-	sentMu   sync.Mutex      // guards sentTo
-	sentTo   map[string]bool // hosts data went to (or was approved for)
 
 	onScreen grounding // the marks of the newest screenshot (agent/layers.go)
 }
@@ -99,6 +95,7 @@ func (a *Agent) newRunWith(ctx context.Context, c Config, task string, h Hooks, 
 	r.attEnc = enc
 	r.locator = &locator{a: a, cfg: cfg, attEnc: enc, ownRects: r.ownRects}
 	r.layers = &layers{a: a, cfg: cfg, mapper: r.mapper, onScreen: &r.onScreen}
+	r.policy = &runPolicy{cfg: cfg, confirm: r.confirm}
 	r.input = &trackedInput{Input: a.Input, cursor: a.Cursor, screen: a.Screen, display: a.Display}
 
 	r.exec = r.newExecutor(f)

@@ -146,7 +146,7 @@ func (r *runState) openURL(c *script.Call, args starlark.Tuple, kwargs []starlar
 		return nil, fmt.Errorf("open_url: %w", err)
 	}
 	resume := c.Untimed()
-	err = r.checkSend(c.Ctx, u)
+	err = r.policy.checkSend(c.Ctx, u)
 	resume()
 	if err != nil {
 		return nil, err
