@@ -49,7 +49,7 @@ type layers struct {
 	a        *Agent        // the engines (Elements, Text) and the display
 	cfg      Config        // Marks, ObserveA11y, ObserveOCR
 	mapper   vision.Mapper // positions written as the model's points
-	onScreen *grounding    // where the marks of the newest screenshot go
+	onScreen grounding     // the marks of the newest screenshot, for click_mark
 }
 
 // markRoleWord is the role of a mark on a word read by OCR.
@@ -90,7 +90,7 @@ func (g *grounding) get() []script.Mark {
 func (r *runState) groundTools(d script.DesktopDeps) []script.Tool {
 	return script.Ground(d, script.GroundDeps{
 		Text: r.a.Text, Elements: r.a.Elements, Exclude: r.ownRects,
-		Marks:  func() ([]script.Mark, bool) { return r.onScreen.get(), r.cfg.Marks },
+		Marks:  func() ([]script.Mark, bool) { return r.layers.onScreen.get(), r.cfg.Marks },
 		Settle: r.screenAnswered,
 	})
 }
@@ -104,16 +104,17 @@ func (r *runState) screenAnswered(ctx context.Context) error {
 	r.input.mu.Lock()
 	last := r.input.acted
 	r.input.mu.Unlock()
-	r.onScreen.mu.Lock()
-	seen := r.onScreen.seen
-	r.onScreen.mu.Unlock()
+	shown := &r.layers.onScreen
+	shown.mu.Lock()
+	seen := shown.seen
+	shown.mu.Unlock()
 	if !last.After(seen) {
 		return nil
 	}
 	if err := r.screenAnswer(ctx, last); err != nil {
 		return err
 	}
-	r.onScreen.saw(time.Now())
+	shown.saw(time.Now())
 	return nil
 }
 

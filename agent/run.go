@@ -38,13 +38,15 @@ type runState struct {
 	disp      *dispatcher
 	rec       *recorder
 	input     *trackedInput
-	replay    *replayer    // the recording a replay checks against; nil in other runs
-	checker   *replayCheck // compares the screen with it; nil in other runs
-	locator   *locator     // asks the grounder where described elements are
-	layers    *layers      // what an observation adds: marks, a11y and ocr layers
-	policy    *runPolicy   // the confirmations, and what send_after_read remembers
-	priors    []Prior      // the earlier runs a follow-up continues, oldest first
-	codeKept  bool         // the follow-up's code runs in the earlier run's child: its variables are there
+	priors    []Prior // the earlier runs a follow-up continues, oldest first
+	codeKept  bool    // the follow-up's code runs in the earlier run's child: its variables are there
+
+	// The run's parts, each its own type, wired by newRunWith.
+	replay  *replayer    // the recording a replay checks against; nil in other runs
+	checker *replayCheck // compares the screen with it; nil in other runs
+	locator *locator     // asks the grounder where described elements are
+	layers  *layers      // what an observation adds: marks, a11y and ocr layers
+	policy  *runPolicy   // the confirmations, and what send_after_read remembers
 
 	frame    *image.RGBA   // the newest full-resolution frame
 	marks    []vision.Mark // last actions, drawn on the next screenshot
@@ -54,8 +56,6 @@ type runState struct {
 	started  time.Time
 	lastCode string
 	cut      string // why the newest reply was cut short (llm.Response.Cut), or ""
-
-	onScreen grounding // the marks of the newest screenshot (agent/layers.go)
 }
 
 // currentStep is the step now running; safe from any goroutine.
@@ -94,7 +94,7 @@ func (a *Agent) newRunWith(ctx context.Context, c Config, task string, h Hooks, 
 	r.obs = &vision.Observer{Mapper: r.mapper, Encoder: enc}
 	r.attEnc = enc
 	r.locator = &locator{a: a, cfg: cfg, attEnc: enc, ownRects: r.ownRects}
-	r.layers = &layers{a: a, cfg: cfg, mapper: r.mapper, onScreen: &r.onScreen}
+	r.layers = &layers{a: a, cfg: cfg, mapper: r.mapper}
 	r.policy = &runPolicy{cfg: cfg, confirm: r.confirm}
 	r.input = &trackedInput{Input: a.Input, cursor: a.Cursor, screen: a.Screen, display: a.Display}
 
