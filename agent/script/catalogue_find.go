@@ -1,5 +1,7 @@
 package script
 
+import "deskpilot/actions"
+
 // groundBuiltins are the grounding builtins: controls found by their text
 // (OCR), in the accessibility tree, or by the numbered marks of a
 // set-of-marks screenshot, so the model names what to click instead of
@@ -18,7 +20,7 @@ func groundBuiltins() []Tool {
 				{Name: "text", Type: "str", Doc: `the visible text to look for: a label, a button's caption, a menu item, e.g. "Save as".`},
 				{Name: "exact", Type: "bool", Default: "False", Doc: "True: only the same letters in the same case, as whole words."},
 			}},
-		{Name: "click_text", Group: "grounding", Kind: KindPointer,
+		{Name: "click_text", Group: "grounding", Kind: KindPointer, Target: actions.TargetText, Gesture: actions.GestureClick,
 			Doc: `Click the centre of visible text on the screen, found as find_text finds it: click_text("OK") clicks the best ` +
 				`match. An error, naming the closest text read, when it is not on the screen.`,
 			Params: []Param{
@@ -35,7 +37,7 @@ func groundBuiltins() []Tool {
 				{Name: "role", Type: "str | None", Default: "None", Doc: `a role, e.g. "button", "checkbox", "textbox", "menuitem", "link"; None for any.`},
 				{Name: "states", Type: "list[str] | None", Default: "None", Doc: `states that must hold, e.g. ["checked"]; "!checked" or "disabled" for ones that must not.`},
 			}},
-		{Name: "click_element", Group: "grounding", Kind: KindPointer,
+		{Name: "click_element", Group: "grounding", Kind: KindPointer, Target: actions.TargetElement, Gesture: actions.GestureClick,
 			Doc: `Click the centre of the accessible element best matching name (and role), e.g. click_element("Save", role="button"). ` +
 				`A text field is focused before the call returns, ready for type_text. An error listing the elements there are ` +
 				`when none matches.`,
@@ -43,7 +45,7 @@ func groundBuiltins() []Tool {
 				{Name: "name", Type: "str", Doc: "the element's name or part of it, any case."},
 				{Name: "role", Type: "str | None", Default: "None", Doc: `its role, e.g. "button" or "textbox"; None for any.`},
 			}},
-		{Name: "click_mark", Group: "grounding", Kind: KindPointer,
+		{Name: "click_mark", Group: "grounding", Kind: KindPointer, Target: actions.TargetMark, Gesture: actions.GestureClick,
 			Doc: `Click the centre of box n of the set-of-marks screenshot: the newest screenshot shows numbered boxes over the ` +
 				`controls, listed in the observation as [n] role "name".`,
 			Params: []Param{{Name: "n", Type: "int", Doc: "the number of the box, as drawn on the newest screenshot."}}},

@@ -42,6 +42,16 @@ const (
 	ocrLayerChars  = 3000
 )
 
+// layers computes what an observation adds to its screenshot: set-of-marks
+// and the a11y and ocr layers (look). The run's constructor wires it; it
+// runs on the loop's goroutine.
+type layers struct {
+	a        *Agent        // the engines (Elements, Text) and the display
+	cfg      Config        // Marks, ObserveA11y, ObserveOCR
+	mapper   vision.Mapper // positions written as the model's points
+	onScreen grounding     // the marks of the newest screenshot, for click_mark
+}
+
 // markRoleWord is the role of a mark on a word read by OCR.
 const markRoleWord = "word"
 
@@ -80,7 +90,7 @@ func (g *grounding) get() []script.Mark {
 func (r *runState) groundTools(d script.DesktopDeps) []script.Tool {
 	return script.Ground(d, script.GroundDeps{
 		Text: r.a.Text, Elements: r.a.Elements, Exclude: r.ownRects,
-		Marks:  func() ([]script.Mark, bool) { return r.onScreen.get(), r.cfg.Marks },
+		Marks:  func() ([]script.Mark, bool) { return r.layers.onScreen.get(), r.cfg.Marks },
 		Settle: r.screenAnswered,
 	})
 }
@@ -94,16 +104,17 @@ func (r *runState) screenAnswered(ctx context.Context) error {
 	r.input.mu.Lock()
 	last := r.input.acted
 	r.input.mu.Unlock()
-	r.onScreen.mu.Lock()
-	seen := r.onScreen.seen
-	r.onScreen.mu.Unlock()
+	shown := &r.layers.onScreen
+	shown.mu.Lock()
+	seen := shown.seen
+	shown.mu.Unlock()
 	if !last.After(seen) {
 		return nil
 	}
 	if err := r.screenAnswer(ctx, last); err != nil {
 		return err
 	}
-	r.onScreen.saw(time.Now())
+	shown.saw(time.Now())
 	return nil
 }
 
@@ -133,7 +144,7 @@ func (r *runState) screenAnswer(ctx context.Context, acted time.Time) error {
 // then the a11y and ocr layers, each as configured. own are deskpilot's
 // windows (root coordinates), left out of all of it. An engine that fails
 // becomes a line of the text; the error is ctx's only.
-func (r *runState) look(ctx context.Context, frame *image.RGBA, own []image.Rectangle) ([]vision.BoxMark, string, error) {
+func (r *layers) look(ctx context.Context, frame *image.RGBA, own []image.Rectangle) ([]vision.BoxMark, string, error) {
 	r.onScreen.saw(time.Now()) // the frame shows every primitive so far
 	c := r.cfg
 	if !c.Marks && !c.ObserveA11y && !c.ObserveOCR {
@@ -182,7 +193,7 @@ func (r *runState) look(ctx context.Context, frame *image.RGBA, own []image.Rect
 
 // lookElements reads the visible elements outside own; note says why there are
 // none, or what the walk left out.
-func (r *runState) lookElements(ctx context.Context, own []image.Rectangle) ([]a11y.Element, string, error) {
+func (r *layers) lookElements(ctx context.Context, own []image.Rectangle) ([]a11y.Element, string, error) {
 	if r.a.Elements == nil {
 		return nil, "unavailable: no accessibility engine in this deskpilot", nil
 	}
@@ -205,7 +216,7 @@ func (r *runState) lookElements(ctx context.Context, own []image.Rectangle) ([]a
 // lookText reads the text of frame with the blank areas (root coordinates)
 // painted white on a copy first: deskpilot's own windows, and the windows
 // whose controls the tree already gives.
-func (r *runState) lookText(ctx context.Context, frame *image.RGBA, blank []image.Rectangle) (script.ScreenText, string, error) {
+func (r *layers) lookText(ctx context.Context, frame *image.RGBA, blank []image.Rectangle) (script.ScreenText, string, error) {
 	if r.a.Text == nil {
 		return nil, "unavailable: reading text on the screen (OCR) is not available in this deskpilot", nil
 	}
@@ -265,7 +276,7 @@ func inRects(p image.Point, rs []image.Rectangle) bool {
 // marksOf numbers the controls of the screen: the interactive elements of the
 // tree, then the words read outside the windows of apps with a tree (frame
 // pixels), each in reading order; at most maxMarks.
-func (r *runState) marksOf(elems []a11y.Element, windows []image.Rectangle, text script.ScreenText, frame *image.RGBA) []script.Mark {
+func (r *layers) marksOf(elems []a11y.Element, windows []image.Rectangle, text script.ScreenText, frame *image.RGBA) []script.Mark {
 	display := r.a.Display
 	var marks []script.Mark
 	seen := map[image.Rectangle]bool{}
@@ -341,7 +352,7 @@ func writeMarks(b *strings.Builder, marks []script.Mark, treeNote, textNote stri
 }
 
 // writeTable adds the a11y layer: the visible elements as a table.
-func (r *runState) writeTable(b *strings.Builder, elems []a11y.Element, note string) {
+func (r *layers) writeTable(b *strings.Builder, elems []a11y.Element, note string) {
 	b.WriteString("Accessible elements (centre and size in your coordinates):")
 	if len(elems) == 0 {
 		if note == "" {
@@ -359,7 +370,7 @@ func (r *runState) writeTable(b *strings.Builder, elems []a11y.Element, note str
 }
 
 // writeLayer adds the ocr layer: the screen's text lines with their centres.
-func (r *runState) writeLayer(b *strings.Builder, text script.ScreenText, note string, frame *image.RGBA) {
+func (r *layers) writeLayer(b *strings.Builder, text script.ScreenText, note string, frame *image.RGBA) {
 	b.WriteString("Text on the screen ((x, y) is the centre of each line, in your coordinates):")
 	if text == nil {
 		b.WriteString(" " + note + "\n")
@@ -383,7 +394,7 @@ func (r *runState) writeLayer(b *strings.Builder, text script.ScreenText, note s
 }
 
 // boxText writes a root rectangle's centre and size in the model's space.
-func (r *runState) boxText(rect image.Rectangle) (string, string) {
+func (r *layers) boxText(rect image.Rectangle) (string, string) {
 	c := image.Pt((rect.Min.X+rect.Max.X)/2, (rect.Min.Y+rect.Max.Y)/2)
 	center, err := script.PointText(r.mapper, vision.ScreenPoint{X: c.X, Y: c.Y})
 	if err != nil {

@@ -45,7 +45,7 @@ func (d *desktop) pointerTool(name string, body func(c *Call, a *Args) error) To
 	}
 	plain := t.Fn
 	t.Fn = func(c *Call, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		if desc, ok := described(t.Params, args, kwargs, name == "drag"); ok {
+		if desc, ok := described(t.Params, args, kwargs, t.Gesture == actions.GestureDrag); ok {
 			return nil, noGrounder(name, desc)
 		}
 		return plain(c, args, kwargs)
@@ -83,8 +83,8 @@ func described(params []Param, args starlark.Tuple, kwargs []starlark.Tuple, pai
 // found it, for the action's result.
 func (d *desktop) target(c *Call, a *Args, xn, yn string) (mp vision.ModelPoint, sp vision.ScreenPoint, grounded string, err error) {
 	desc, ok := a.Value(xn).(starlark.String)
-	if !ok || d.Ground == nil || !grounds(c.Name) {
-		if d.Ground != nil && grounds(c.Name) && a.IsNone(yn) {
+	if !ok || d.Ground == nil || !c.tool.Grounded {
+		if d.Ground != nil && c.tool.Grounded && a.IsNone(yn) {
 			return mp, sp, "", fmt.Errorf("%s is missing: give %s and %s as numbers, or describe the element, e.g. %s(\"the Save button\")", yn, xn, yn, c.Name)
 		}
 		mp, sp, err = d.point(a, xn, yn)
@@ -136,7 +136,7 @@ func (d *desktop) dragEnds(c *Call, a *Args) (m1 vision.ModelPoint, s1, s2 visio
 
 // locateTool is locate(description) -> (x, y).
 func (d *desktop) locateTool() Tool {
-	return Builtin("locate", func(c *Call, _ starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+	return Builtin(locateName, func(c *Call, _ starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
 		a, err := c.Bind()
 		if err != nil {
 			return nil, err
@@ -164,7 +164,7 @@ func (d *desktop) locate(c *Call, desc string) (vision.ScreenPoint, error) {
 	case len(desc) > MaxDescription:
 		return vision.ScreenPoint{}, fmt.Errorf("the description is %d bytes long; describe the element in at most %d", len(desc), MaxDescription)
 	}
-	act := actions.Record{Name: "locate", Args: strconv.Quote(desc), Start: c.Now()}
+	act := actions.Record{Name: locateName, Args: strconv.Quote(desc), Start: c.Now()}
 	resume := c.Untimed()
 	g, err := d.Ground(c.Ctx, desc)
 	resume()

@@ -1,4 +1,4 @@
-package dialect
+package registry
 
 import (
 	"regexp"
@@ -10,7 +10,7 @@ type modelFamily struct {
 	re       *regexp.Regexp // on the normalised name (see normModel)
 	dialect  string         // "" = no dialect (a grounder only)
 	grounder string         // "" = the dialect itself grounds, or none
-	opts     Options
+	coords   string         // coordinates its pyautogui or opencua dialect speaks; "" = the default
 }
 
 // modelFamilies is checked in order; the first match wins, so specific
@@ -21,13 +21,13 @@ func modelFamilies() []modelFamily {
 		{re: re(`doubao|seed-?1\.[56]`), dialect: "doubao"},
 		{re: re(`ui-?tars-?1\.5`), dialect: "uitars-1.5"},
 		{re: re(`ui-?tars`), dialect: "uitars-1.0"},
-		{re: re(`opencua-?(7b|32b)`), dialect: "opencua", opts: Options{OpenCUA: PyAutoGUISmart}},
-		{re: re(`opencua`), dialect: "opencua", opts: Options{OpenCUA: PyAutoGUIUnit}},
+		{re: re(`opencua-?(7b|32b)`), dialect: "opencua", coords: PyAutoGUISmart},
+		{re: re(`opencua`), dialect: "opencua", coords: PyAutoGUIUnit},
 		{re: re(`gemini-.*computer-use`), dialect: "gemini-computer"},
 		{re: re(`^computer-use-preview`), dialect: "openai-computer"},
 		{re: re(`holo-?3`), dialect: "holo3"},
 		{re: re(`fara`), dialect: "fara"},
-		{re: re(`aguvis`), dialect: "pyautogui", opts: Options{PyAutoGUICoords: PyAutoGUIUnit}},
+		{re: re(`aguvis`), dialect: "pyautogui", coords: PyAutoGUIUnit},
 		{re: re(`gta-?1`), grounder: "gta1"},
 		{re: re(`holo-?1\.5|holo1(\b|-)`), grounder: "holo1.5"},
 		{re: re(`holo-?2`), grounder: "holo2"},
@@ -71,8 +71,8 @@ func family(model string) (modelFamily, bool) {
 // ui-tars-1.5-7b -> "uitars-1.5", UI-TARS-7B-DPO -> "uitars-1.0",
 // doubao-1.5-ui-tars -> "doubao", Qwen/Qwen2.5-VL-72B-Instruct -> "qwen2.5",
 // qwen3-vl-8b -> "qwen3", opencua-7b -> "opencua", aguvis -> "pyautogui"
-// (see OptionsForModel), holo3.1-35b-a3b -> "holo3", fara-7b -> "fara",
-// computer-use-preview -> "openai-computer",
+// (see PyAutoGUICoordsForModel and OpenCUACoordsForModel), holo3.1-35b-a3b
+// -> "holo3", fara-7b -> "fara", computer-use-preview -> "openai-computer",
 // gemini-2.5-computer-use-preview -> "gemini-computer". "" when no family
 // matches: the caller uses Default.
 func ForModel(model string) string {
@@ -80,12 +80,25 @@ func ForModel(model string) string {
 	return f.dialect
 }
 
-// OptionsForModel returns the dialect options a model name implies:
-// OpenCUA-7B/32B's smart-resized pixels, Aguvis's and the other OpenCUA
-// models' 0..1 fractions. The zero Options otherwise.
-func OptionsForModel(model string) Options {
+// PyAutoGUICoordsForModel returns the pyautogui_coords a model name implies
+// for the pyautogui dialect: Aguvis's 0..1 fractions; "" otherwise.
+func PyAutoGUICoordsForModel(model string) string {
 	f, _ := family(model)
-	return f.opts
+	if f.dialect != "pyautogui" {
+		return ""
+	}
+	return f.coords
+}
+
+// OpenCUACoordsForModel returns the coordinate space a model name implies for
+// the opencua dialect: OpenCUA-7B/32B's smart-resized pixels, the other
+// OpenCUA models' 0..1 fractions; "" for a model of no OpenCUA family.
+func OpenCUACoordsForModel(model string) string {
+	f, _ := family(model)
+	if f.dialect != "opencua" {
+		return ""
+	}
+	return f.coords
 }
 
 // GrounderForModel returns the grounder that reads a model's points (for
@@ -100,7 +113,7 @@ func GrounderForModel(model string) string {
 	if f.grounder != "" {
 		return f.grounder
 	}
-	if _, err := GrounderByName(f.dialect); err != nil {
+	if _, err := Grounder(f.dialect); err != nil {
 		return ""
 	}
 	return f.dialect

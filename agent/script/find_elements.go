@@ -9,6 +9,7 @@ import (
 
 	"deskpilot/a11y"
 	"deskpilot/actions"
+	"deskpilot/internal/wait"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
@@ -263,11 +264,7 @@ func (g *ground) waitFocus(c *Call, e a11y.Element) {
 				return
 			}
 		}
-		t := time.NewTimer(focusPoll)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
+		if wait.Sleep(ctx, focusPoll) != nil {
 			return
 		}
 	}

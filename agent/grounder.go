@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"image"
 	"sync/atomic"
 	"unicode/utf8"
 
@@ -54,14 +55,28 @@ func (u Usage) add(v Usage) Usage {
 	return Usage{Input: u.Input + v.Input, Output: u.Output + v.Output}
 }
 
+// locator asks the run's grounder (Agent.Grounder) where described elements
+// are on the screen now, at most maxGroundings times a block, and counts the
+// grounder's tokens. The run's constructor wires it. ground runs on the
+// script's goroutine; grounded is read on the loop's.
+type locator struct {
+	a        *Agent
+	cfg      Config                   // MaxSide
+	attEnc   vision.Encoder           // encodes the grounder's screenshot
+	ownRects func() []image.Rectangle // deskpilot's windows, masked on it
+
+	grounded   groundUsage  // the grounder's tokens
+	groundings atomic.Int32 // grounder calls in the block running now
+}
+
 // execBlock runs one block of code, with a fresh count of groundings.
 func (r *runState) execBlock(ctx context.Context, code string) script.Result {
-	r.groundings.Store(0)
+	r.locator.groundings.Store(0)
 	return r.exec.Exec(ctx, code)
 }
 
 // groundFn is the desktop builtins' grounder; nil when none is configured.
-func (r *runState) groundFn() func(ctx context.Context, description string) (script.Grounding, error) {
+func (r *locator) groundFn() func(ctx context.Context, description string) (script.Grounding, error) {
 	if r.a.Grounder == nil {
 		return nil
 	}
@@ -72,7 +87,7 @@ func (r *runState) groundFn() func(ctx context.Context, description string) (scr
 // What goes wrong is an error for the planner, who may describe the element
 // again or give coordinates: a failed call, a reply without a point (its
 // reply is kept in the Grounding), a point outside the grounder's space.
-func (r *runState) ground(ctx context.Context, description string) (script.Grounding, error) {
+func (r *locator) ground(ctx context.Context, description string) (script.Grounding, error) {
 	g := r.a.Grounder
 	if n := r.groundings.Add(1); n > maxGroundings {
 		return script.Grounding{Grounder: g.Name}, fmt.Errorf("the grounder was asked %d times in this block already, the most one block may; act on what you found and go on in the next block", maxGroundings)

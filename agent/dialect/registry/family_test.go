@@ -1,4 +1,4 @@
-package dialect
+package registry
 
 import "testing"
 
@@ -45,16 +45,18 @@ func TestForModel(t *testing.T) {
 			if got := ForModel(c.model); got != c.dialect {
 				t.Errorf("ForModel = %q, want %q", got, c.dialect)
 			}
-			o := OptionsForModel(c.model)
-			if got := o.PyAutoGUICoords + o.OpenCUA; got != c.coords {
-				t.Errorf("OptionsForModel = %q, want %q", got, c.coords)
+			if got := PyAutoGUICoordsForModel(c.model) + OpenCUACoordsForModel(c.model); got != c.coords {
+				t.Errorf("coordinates for the model = %q, want %q", got, c.coords)
 			}
 			if got := GrounderForModel(c.model); got != c.grounder {
 				t.Errorf("GrounderForModel = %q, want %q", got, c.grounder)
 			}
 			if c.dialect != "" {
-				if _, err := New(c.dialect, OptionsForModel(c.model)); err != nil {
-					t.Errorf("New(%q): %v", c.dialect, err)
+				if _, err := Dialect(c.dialect); err != nil {
+					t.Errorf("Dialect(%q): %v", c.dialect, err)
+				}
+				if err := CheckPyAutoGUICoords(c.coords); err != nil {
+					t.Errorf("CheckPyAutoGUICoords(%q): %v", c.coords, err)
 				}
 			}
 		})
