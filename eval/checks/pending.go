@@ -13,7 +13,6 @@ import (
 // pendingMetrics are metrics not implemented here, by reason.
 func pendingMetrics() map[string]Metric {
 	reasons := map[string]string{
-		"compare_pptx_files":                          "not implemented yet (needs a python-pptx reader)",
 		"compare_pdfs":                                "not implemented yet (needs PyMuPDF's text extraction)",
 		"compare_pdf_images":                          "not implemented yet (needs PyMuPDF rendering and borb)",
 		"check_pdf_pages":                             "not implemented yet",
@@ -46,8 +45,6 @@ func pendingMetrics() map[string]Metric {
 		"check_green_background":                      "not implemented yet",
 		"check_textbox_on_leftside":                   "not implemented yet",
 		"check_triangle_position":                     "not implemented yet",
-		"check_image_stretch_and_center":              "not implemented yet (needs a python-pptx reader)",
-		"check_slide_orientation_Portrait":            "not implemented yet (needs a python-pptx reader)",
 		"evaluate_presentation_fill_to_rgb_distance":  "not implemented yet (needs a python-pptx reader)",
 		"check_transition":                            "not implemented yet",
 		"check_page_number_colors":                    "not implemented yet",
