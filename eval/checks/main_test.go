@@ -1,0 +1,12 @@
+package checks
+
+import (
+	"os"
+	"testing"
+
+	"deskpilot/vision/xdisplay"
+)
+
+// TestMain gives the package's tests a private display for the real
+// applications some of them drive (Chromium, VLC).
+func TestMain(m *testing.M) { os.Exit(xdisplay.Main(m, xdisplay.Options{})) }
