@@ -13,9 +13,7 @@ import (
 // pendingMetrics are metrics not implemented here, by reason.
 func pendingMetrics() map[string]Metric {
 	reasons := map[string]string{
-		"compare_pdfs":                                "not implemented yet (needs PyMuPDF's text extraction)",
 		"compare_pdf_images":                          "not implemented yet (needs PyMuPDF rendering and borb)",
-		"check_pdf_pages":                             "not implemented yet",
 		"compare_images":                              "not implemented yet (needs PIL's image loading)",
 		"compare_image_list":                          "not implemented yet",
 		"compare_archive":                             "not implemented yet",

@@ -48,3 +48,12 @@ for f in "$out"/*.fodp; do
 done
 for f in "$out"/*.pptx; do cp "$f" "$(basename "$f")"; done
 rm -rf "$out"
+# PDFs: the documents' texts as Writer prints them; pdf-long has two pages.
+out=$(mktemp -d)
+for f in src/doc-*.txt; do cp "$f" "$out/pdf-$(basename "$f" .txt | sed 's/^doc-//').txt"; done
+{ cat src/doc-gold.txt; printf '\f'; cat src/doc-word.txt; } >"$out/pdf-long.txt"
+for f in "$out"/pdf-*.txt; do
+	soffice --headless --convert-to pdf --outdir "$out" "$f" >/dev/null
+done
+for f in "$out"/*.pdf; do cp "$f" "$(basename "$f")"; done
+rm -rf "$out"
