@@ -57,3 +57,44 @@ for f in "$out"/pdf-*.txt; do
 done
 for f in "$out"/*.pdf; do cp "$f" "$(basename "$f")"; done
 rm -rf "$out"
+# Images: a scene drawn by ImageMagick and edits of it as an image editor
+# makes them; a GIMP profile's config files written by GIMP itself.
+scene() {
+	convert -size 96x64 gradient:'#3060c0-#f0d040' -fill '#c02020' -draw 'rectangle 10,10 40,40' \
+		-fill '#20a040' -draw 'circle 70,32 70,50' -fill black -draw 'line 0,60 95,5' "$1"
+}
+scene img-base.png
+scene img-base.jpg
+scene img-base.gif
+convert img-base.png img-same.png
+convert img-base.png -modulate 70 img-darker.png
+convert img-base.png -modulate 100,160 img-saturated.png
+convert img-base.png -sigmoidal-contrast 6x50% img-contrast.png
+convert img-base.png -flop img-mirror.png
+convert img-base.png -resize 48x32! img-small.png
+convert img-base.png -colors 16 PNG8:img-palette.png
+convert img-base.png -alpha set PNG32:img-rgba.png
+convert img-base.png -colorspace Gray img-gray.png
+convert img-base.png -attenuate 0.6 +noise Gaussian img-noise.png
+convert img-base.png -fill white -draw 'rectangle 50,0 95,63' img-half.png
+convert -size 80x80 xc:white -fill yellow -draw 'polygon 40,28 30,48 50,48' img-tri-center.png
+convert -size 80x80 xc:white -fill yellow -draw 'polygon 10,5 2,20 18,20' img-tri-corner.png
+convert -size 100x60 xc:white -fill black -draw 'rectangle 2,20 30,30' img-text-left.png
+convert -size 100x60 xc:white -fill black -draw 'rectangle 40,20 70,30' img-text-right.png
+convert -size 60x60 xc:white -fill black -draw 'circle 30,30 30,45' img-object-white.png
+convert -size 60x60 xc:'#20c040' -fill black -draw 'circle 30,30 30,45' img-object-green.png
+convert -size 60x60 xc:'#c0c040' -fill black -draw 'circle 30,30 30,45' img-object-olive.png
+# 8-bit PNGs of the colour type Pillow should see: RGB unless named.
+for f in img-*.png; do
+	case $f in
+	img-palette.png) ;;
+	img-rgba.png) convert "$f" -depth 8 PNG32:"$f" ;;
+	img-gray.png) convert "$f" -depth 8 -define png:color-type=0 "$f" ;;
+	*) convert "$f" -depth 8 -define png:color-type=2 PNG24:"$f" ;;
+	esac
+done
+home=$(mktemp -d)
+HOME=$home xvfb-run -a gimp -b '(gimp-gimprc-set "layer-new-name" "Square")' \
+	-b '(gimp-gimprc-set "undo-levels" "100")' -b '(gimp-quit 0)' >/dev/null 2>&1
+for f in sessionrc gimprc; do cp "$home/.config/GIMP/2.10/$f" "gimp-$f"; done
+rm -rf "$home"
