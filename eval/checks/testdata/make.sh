@@ -98,3 +98,19 @@ HOME=$home xvfb-run -a gimp -b '(gimp-gimprc-set "layer-new-name" "Square")' \
 	-b '(gimp-gimprc-set "undo-levels" "100")' -b '(gimp-quit 0)' >/dev/null 2>&1
 for f in sessionrc gimprc; do cp "$home/.config/GIMP/2.10/$f" "gimp-$f"; done
 rm -rf "$home"
+# Archives (zip and tar) of the PDFs and texts above.
+out=$(mktemp -d)
+mkdir -p "$out/gold/lecture_slides" "$out/word/lecture_slides" "$out/missing/lecture_slides" "$out/text"
+cp pdf-gold.pdf "$out/gold/lecture_slides/a.pdf"; cp pdf-gold.pdf "$out/gold/lecture_slides/b.pdf"
+cp pdf-gold.pdf "$out/word/lecture_slides/a.pdf"; cp pdf-word.pdf "$out/word/lecture_slides/b.pdf"
+cp pdf-gold.pdf "$out/missing/lecture_slides/a.pdf"
+cp src/doc-gold.txt "$out/text/gold.txt"; cp src/doc-spaces.txt "$out/text/spaces.txt"
+here=$(pwd)
+for v in gold word missing; do (cd "$out/$v" && zip -qrX "$here/arc-$v.zip" lecture_slides); done
+(cd "$out/gold" && tar -czf "$here/arc-gold.tar.gz" lecture_slides)
+(cd "$out/text" && zip -qX "$here/arc-text.zip" gold.txt spaces.txt)
+(cd "$out/text" && cp spaces.txt gold.txt && zip -qX "$here/arc-text2.zip" gold.txt spaces.txt)
+(cd "$out/gold/lecture_slides" && cp "$here/src/doc-gold.txt" notes.txt && zip -qX "$here/zip-gold.zip" a.pdf notes.txt)
+(cd "$out/word/lecture_slides" && cp "$here/src/doc-gold.txt" notes.txt && zip -qX "$here/zip-pdfword.zip" b.pdf notes.txt && mv b.pdf a.pdf && zip -qX "$here/zip-word.zip" a.pdf notes.txt)
+(cd "$out/gold/lecture_slides" && cp "$here/src/doc-word.txt" notes.txt && zip -qX "$here/zip-notes.zip" a.pdf notes.txt)
+rm -rf "$out"
