@@ -114,3 +114,24 @@ for v in gold word missing; do (cd "$out/$v" && zip -qrX "$here/arc-$v.zip" lect
 (cd "$out/word/lecture_slides" && cp "$here/src/doc-gold.txt" notes.txt && zip -qX "$here/zip-pdfword.zip" b.pdf notes.txt && mv b.pdf a.pdf && zip -qX "$here/zip-word.zip" a.pdf notes.txt)
 (cd "$out/gold/lecture_slides" && cp "$here/src/doc-word.txt" notes.txt && zip -qX "$here/zip-notes.zip" a.pdf notes.txt)
 rm -rf "$out"
+# Thunderbird profiles: prefs.js as Thunderbird 153 writes it, fresh
+# (tb-prefs-fresh.js) and with preferences set through user.js (tb-prefs.js).
+tbprofile() {
+	home=$(mktemp -d)
+	mkdir "$home/p"
+	HOME=$home thunderbird --headless -CreateProfile "dp $home/p" >/dev/null 2>&1
+	[ -n "$2" ] && printf '%s\n' "$2" >"$home/p/user.js"
+	HOME=$home timeout -s TERM 25 thunderbird --headless --profile "$home/p" >/dev/null 2>&1
+	cp "$home/p/prefs.js" "$1"
+	rm -rf "$home"
+}
+tbprofile tb-prefs-fresh.js ""
+tbprofile tb-prefs.js 'user_pref("mail.identity.id1.htmlSigText", "Anonym\nXYZ Lab");
+user_pref("extensions.activeThemeID", "thunderbird-compact-dark@mozilla.org");
+user_pref("mail.server.default.applyIncomingFilters", true);
+user_pref("mail.imap.use_status_for_biff", false);
+user_pref("mail.identity.id1.auto_quote", false);
+user_pref("mail.server.default.autosync_offline_stores", false);'
+# tb-filters.dat (msgFilterRules.dat) and the folder files tb-inbox,
+# tb-empty and tb-upper are written by hand in Thunderbird's formats: a
+# headless Thunderbird makes no filters or messages.
