@@ -135,3 +135,32 @@ user_pref("mail.server.default.autosync_offline_stores", false);'
 # tb-filters.dat (msgFilterRules.dat) and the folder files tb-inbox,
 # tb-empty and tb-upper are written by hand in Thunderbird's formats: a
 # headless Thunderbird makes no filters or messages.
+# VLC settings: the vlcrc VLC 3.0 writes with its defaults (every setting a
+# comment), and the lines its preferences write when settings change.
+home=$(mktemp -d)
+chmod 777 "$home"
+if [ "$(id -u)" = 0 ]; then as="setpriv --reuid=65534 --regid=65534 --clear-groups"; else as=""; fi
+HOME=$home $as cvlc --reset-config vlc://quit >/dev/null 2>&1
+cp "$home/.config/vlc/vlcrc" vlc-default.vlcrc
+rm -rf "$home"
+sed 's/^#qt-bgcone=1/qt-bgcone=0/; s/^#qt-minimal-view=0/qt-minimal-view=1/; s/^#qt-max-volume=125/qt-max-volume=200/;
+s|^#input-record-path=|input-record-path=/home/user/Desktop|; s/^#global-key-play-pause=/global-key-play-pause=Ctrl+p/;
+s/^#qt-slider-colours=.*/qt-slider-colours=10;20;30;40;50;60;70;80;90;0;0;0/; s/^#one-instance-when-started-from-file=1/one-instance-when-started-from-file=0/' \
+	vlc-default.vlcrc >vlc-set.vlcrc
+# VLC's status.xml (its HTTP interface) while it plays a tone, and paused.
+home=$(mktemp -d)
+chmod 777 "$home"
+python3 -c "
+import wave, struct, math
+w = wave.open('$home/tone.wav', 'wb'); w.setnchannels(1); w.setsampwidth(2); w.setframerate(8000)
+w.writeframes(b''.join(struct.pack('<h', int(8000 * math.sin(i / 10))) for i in range(8000 * 60))); w.close()"
+chmod 644 "$home/tone.wav"
+HOME=$home $as cvlc -I http --http-host 127.0.0.1 --http-port 18080 --http-password password --aout dummy --no-video "$home/tone.wav" >/dev/null 2>&1 &
+vlc=$!
+sleep 3
+curl -s -u :password http://127.0.0.1:18080/requests/status.xml >vlc-playing.xml
+curl -s -u :password 'http://127.0.0.1:18080/requests/status.xml?command=pl_pause' >/dev/null
+sleep 1
+curl -s -u :password http://127.0.0.1:18080/requests/status.xml >vlc-paused.xml
+kill $vlc
+rm -rf "$home"
