@@ -39,11 +39,18 @@ func (e portEnv) Dial(ctx context.Context, port int) (net.Conn, error) {
 type chromium struct {
 	port    int
 	profile string
+	app     *xdisplay.App
 }
 
 // startChromium starts Chromium on the package's private display, opening
 // url, and waits for its DevTools port.
 func startChromium(t *testing.T, url string) *chromium {
+	t.Helper()
+	return startChromiumIn(t, t.TempDir(), url)
+}
+
+// startChromiumIn is startChromium with the profile in folder profile.
+func startChromiumIn(t *testing.T, profile, url string) *chromium {
 	t.Helper()
 	bin, err := exec.LookPath("chromium")
 	if err != nil {
@@ -53,7 +60,6 @@ func startChromium(t *testing.T, url string) *chromium {
 	if err != nil {
 		t.Fatal(err)
 	}
-	profile := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	app, err := d.StartApp(ctx, bin, "--no-sandbox", "--disable-gpu", "--disable-background-networking",
 		"--disable-component-update", "--disable-sync", "--no-first-run", "--no-default-browser-check",
@@ -62,7 +68,7 @@ func startChromium(t *testing.T, url string) *chromium {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { app.Stop(); cancel() })
-	c := &chromium{profile: profile}
+	c := &chromium{profile: profile, app: app}
 	deadline := time.Now().Add(60 * time.Second)
 	for c.port == 0 {
 		if data, err := os.ReadFile(filepath.Join(profile, "DevToolsActivePort")); err == nil {

@@ -66,8 +66,6 @@ func pendingGetters() map[string]Getter {
 		"gotoRecreationPage_and_get_html_content": "needs the live recreation.gov site; not implemented yet",
 		"page_info":                               "needs a DevTools page session; not implemented yet",
 		"pdf_from_url":                            "needs DevTools' Page.printToPDF; not implemented yet",
-		"cookie_data":                             "not implemented yet (reads Chrome's Cookies SQLite database)",
-		"history":                                 "not implemented yet (reads Chrome's History SQLite database)",
 		"shortcuts_on_desktop":                    "not implemented yet",
 		"audio_in_slide":                          "not implemented yet",
 		"background_image_in_slide":               "not implemented yet",

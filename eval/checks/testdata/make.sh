@@ -164,3 +164,22 @@ sleep 1
 curl -s -u :password http://127.0.0.1:18080/requests/status.xml >vlc-paused.xml
 kill $vlc
 rm -rf "$home"
+# An SQLite database (written by SQLite itself) with what the reader must
+# follow: overflow pages, a rowid alias, a column added after rows were
+# written, an index, UTF-8 text and blobs.
+rm -f sqlite-sample.db
+python3 -c "
+import sqlite3
+db = sqlite3.connect('sqlite-sample.db')
+db.execute('CREATE TABLE urls (id INTEGER PRIMARY KEY AUTOINCREMENT, url LONGVARCHAR, title LONGVARCHAR, visit_count INTEGER DEFAULT 0 NOT NULL)')
+db.execute('CREATE INDEX urls_url ON urls (url)')
+for i in range(80):
+    db.execute('INSERT INTO urls (url, title, visit_count) VALUES (?, ?, ?)', ('https://example.com/%d' % i, 'Zürich ' * (i % 7) + 'x' * (i * 37 % 5000), i))
+db.execute(\"ALTER TABLE urls ADD COLUMN hidden INTEGER DEFAULT 7 NOT NULL\")
+db.execute(\"ALTER TABLE urls ADD COLUMN note TEXT DEFAULT 'none'\")
+db.execute('INSERT INTO urls (url, title, hidden, note) VALUES (?, ?, 1, ?)', ('https://last', None, 'é' * 3000))
+db.execute('CREATE TABLE blobs (k TEXT, v BLOB, f REAL)')
+db.execute('INSERT INTO blobs VALUES (?, ?, ?)', ('a', bytes(range(256)) * 40, 1.5))
+db.execute('INSERT INTO blobs VALUES (?, ?, ?)', ('b', None, -2e300))
+db.commit()
+"
