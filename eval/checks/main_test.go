@@ -8,5 +8,6 @@ import (
 )
 
 // TestMain gives the package's tests a private display for the real
-// applications some of them drive (Chromium, VLC).
-func TestMain(m *testing.M) { os.Exit(xdisplay.Main(m, xdisplay.Options{})) }
+// applications some of them drive (Chromium, VLC, zenity), with an
+// accessibility bus.
+func TestMain(m *testing.M) { os.Exit(xdisplay.Main(m, xdisplay.Options{Accessibility: true})) }
