@@ -70,7 +70,7 @@ func TestComparePptxFiles(t *testing.T) {
 }
 
 // TestSlideMetrics runs the other slides.py metrics on LibreOffice
-// presentations (make.sh); each want is what OSWorld's function (slides.py
+// presentations and LibreOffice's own settings files (make.sh); each want is what OSWorld's function (slides.py
 // at eac51b51, python-pptx 1.0.2) gave on the same files, "error" where it
 // raised.
 func TestSlideMetrics(t *testing.T) {
@@ -85,6 +85,22 @@ func TestSlideMetrics(t *testing.T) {
 		{"check_image_stretch_and_center", td("ppt-picslide.pptx"), td("ppt-picslide.pptx"), "0"},
 		{"check_image_stretch_and_center", td("ppt-gold.pptx"), td("ppt-picslide.pptx"), "error"},
 		{"check_image_stretch_and_center", td("ppt-stretched.pptx"), td("ppt-gold.pptx"), "error"},
+		{"check_transition", td("ppt-dissolve.pptx"), map[string]any{"slide_idx": int64(0), "transition_type": "dissolve"}, "1"},
+		{"check_transition", td("ppt-fade.pptx"), map[string]any{"slide_idx": int64(0), "transition_type": "dissolve"}, "0"},
+		{"check_transition", td("ppt-gold.pptx"), map[string]any{"slide_idx": int64(0), "transition_type": "dissolve"}, "0"},
+		{"check_transition", td("ppt-dissolve.pptx"), map[string]any{"slide_idx": int64(5), "transition_type": "dissolve"}, "0"},
+		{"check_page_number_colors", td("ppt-gold.pptx"), map[string]any{"color": "red"}, "0"},
+		{"check_page_number_colors", td("ppt-gold.pptx"), map[string]any{"color": "black"}, "1"},
+		{"check_page_number_colors", td("ppt-gold.pptx"), map[string]any{"color": "blue"}, "0"},
+		{"check_page_number_colors", td("ppt-gold.pptx"), map[string]any{"color": "green"}, "0"},
+		{"check_page_number_colors", td("ppt-gold.pptx"), map[string]any{"color": "purple"}, "1"},
+		{"check_presenter_console_disable", td("lo-set.xcu"), nil, "1"},
+		{"check_presenter_console_disable", td("lo-fresh.xcu"), nil, "0"},
+		{"check_presenter_console_disable", td("ppt-gold.pptx"), nil, "0"},
+		{"check_auto_saving_time", td("lo-set.xcu"), map[string]any{"minutes": int64(3)}, "1"},
+		{"check_auto_saving_time", td("lo-set.xcu"), map[string]any{"minutes": int64(5)}, "0"},
+		{"check_auto_saving_time", td("lo-fresh.xcu"), map[string]any{"minutes": int64(3)}, "0"},
+		{"check_auto_saving_time", td("ppt-gold.pptx"), map[string]any{"minutes": int64(3)}, "0"}, // None in Python: not well-formed XML
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s/%v", tt.metric, tt.result), func(t *testing.T) {

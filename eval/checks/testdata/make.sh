@@ -183,3 +183,22 @@ db.execute('INSERT INTO blobs VALUES (?, ?, ?)', ('a', bytes(range(256)) * 40, 1
 db.execute('INSERT INTO blobs VALUES (?, ?, ?)', ('b', None, -2e300))
 db.commit()
 "
+# LibreOffice's registrymodifications.xcu: a first run writes it (lo-fresh.xcu);
+# settings added to it are read and written back by a second run (lo-set.xcu).
+# Presentations with a transition on the first slide (dissolve, fade).
+lo=$(mktemp -d)
+soffice -env:UserInstallation=file://$lo --headless --convert-to pdf --outdir "$lo" src/doc-gold.txt >/dev/null 2>&1
+cp "$lo/user/registrymodifications.xcu" lo-fresh.xcu
+sed -i 's|</oor:items>|<item oor:path="/org.openoffice.Office.Common/Save/Document"><prop oor:name="AutoSaveTimeIntervall" oor:op="fuse"><value>3</value></prop></item>\n<item oor:path="/org.openoffice.Office.Impress/Misc/Start"><prop oor:name="EnablePresenterScreen" oor:op="fuse"><value>false</value></prop></item>\n</oor:items>|' "$lo/user/registrymodifications.xcu"
+soffice -env:UserInstallation=file://$lo --headless --convert-to pdf --outdir "$lo" src/doc-word.txt >/dev/null 2>&1
+cp "$lo/user/registrymodifications.xcu" lo-set.xcu
+rm -rf "$lo"
+out=$(mktemp -d)
+for t in dissolve fade; do
+	sed 's/<draw:page draw:name="page1" /<draw:page draw:name="page1" draw:style-name="dp9" /
+s|<office:automatic-styles>|<office:automatic-styles><style:style style:name="dp9" style:family="drawing-page"><style:drawing-page-properties presentation:transition-type="manual" smil:type="'$t'" presentation:duration="PT1S"/></style:style>|
+s|<office:document |<office:document xmlns:smil="urn:oasis:names:tc:opendocument:xmlns:smil-compatible:1.0" |' src/ppt-gold.fodp >"$out/ppt-$t.fodp"
+	soffice --headless --convert-to pptx --outdir "$out" "$out/ppt-$t.fodp" >/dev/null 2>&1
+	cp "$out/ppt-$t.pptx" .
+done
+rm -rf "$out"
