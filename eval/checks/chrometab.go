@@ -25,6 +25,7 @@ func activeTabGetters() map[string]Getter {
 	return map[string]Getter{
 		"active_url_from_accessTree": {Fn: getActiveURL},
 		"active_tab_info":            {Fn: getActiveTabInfo},
+		"page_info":                  {Fn: getPageInfo, Check: needStrings("url")},
 		"active_tab_url_parse":       {Fn: getActiveTabURLParse, Check: needList("parse_keys")},
 		"url_dashPart":               {Fn: getURLDashPart, Check: needKeys("partIndex", "needDeleteId", "returnType")},
 		"active_tab_html_parse":      {Fn: getActiveTabHTMLParse, Check: needKeys("category")},
@@ -120,31 +121,53 @@ func getActiveTabInfo(ctx context.Context, env Env, cfg map[string]any) (any, er
 	if !ok {
 		return nil, nil
 	}
+	info, err := openPage(ctx, env, u)
+	if err != nil {
+		return nil, nil // OSWorld returns None when the page does not open
+	}
+	return info, nil
+}
+
+// getPageInfo is get_page_info: the config's url opened in a new page, its
+// {title, url, content}. A browser that does not answer, or a page that does
+// not load within 30 s, is an error, as Playwright's.
+func getPageInfo(ctx context.Context, env Env, cfg map[string]any) (any, error) {
+	u, err := strKey(cfg, "url")
+	if err != nil {
+		return nil, err
+	}
+	return openPage(ctx, env, u)
+}
+
+// openPage opens u in a new tab of the browser, waits for its load event
+// (at most pageLoadTimeout), reads {title, url, content} as Playwright's
+// page.title(), page.url and page.content() give them, and closes the tab.
+func openPage(ctx context.Context, env Env, u string) (map[string]any, error) {
 	data, err := devtoolsDo(ctx, env, "PUT", "/json/new")
 	if err != nil {
-		return nil, nil
+		return nil, err
 	}
 	var t devtoolsTarget
 	if err := json.Unmarshal(data, &t); err != nil || t.WS == "" {
-		return nil, nil
+		return nil, fmt.Errorf("devtools /json/new: no page (%v)", err)
 	}
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		devtools(cctx, env, "/json/close/"+url.PathEscape(t.ID)) //nolint:errcheck // the page may be gone
 	}()
-	lctx, cancel := context.WithTimeout(ctx, pageLoadTimeout)
-	defer cancel()
-	s, err := dialCDP(lctx, env, t.WS)
+	s, err := dialCDP(ctx, env, t.WS)
 	if err != nil {
-		return nil, nil
+		return nil, err
 	}
 	defer s.close()
+	lctx, cancel := context.WithTimeout(ctx, pageLoadTimeout)
+	defer cancel()
 	if err := s.navigate(lctx, u); err != nil {
-		return nil, nil // Playwright's goto raised: OSWorld returns None
+		return nil, err // Playwright's goto raises, also on its timeout
 	}
 	var info struct{ Title, URL, Content string }
-	err = s.eval(lctx, `({Title: document.title, URL: location.href, Content: `+pageContentJS+`})`, &info)
+	err = s.eval(ctx, `({Title: document.title, URL: location.href, Content: `+pageContentJS+`})`, &info)
 	if err != nil {
 		return nil, err
 	}

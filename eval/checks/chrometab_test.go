@@ -229,7 +229,8 @@ func TestActiveTabGetters(t *testing.T) {
 }
 
 // TestActiveTabPage: active_tab_info opens the active URL in a new page and
-// reads it; active_tab_html_parse reads the active tab's own document.
+// reads it, page_info a given URL; active_tab_html_parse reads the active
+// tab's own document.
 func TestActiveTabPage(t *testing.T) {
 	site := testSite(t)
 	flights := site.URL + "/flights"
@@ -275,6 +276,13 @@ func TestActiveTabPage(t *testing.T) {
 	_, err = Get(t.Context(), env, map[string]any{"type": "active_tab_html_parse", "goto_prefix": "http://", "category": "input", "inputObject": map[string]any{"//b": "x"}})
 	if err == nil {
 		t.Error("input_value of a <b> gave no error")
+	}
+	pi, err := Get(t.Context(), env, map[string]any{"type": "page_info", "url": site.URL + "/other"})
+	if m, _ := pi.(map[string]any); err != nil || m["title"] != "Page /other" || m["url"] != site.URL+"/other" {
+		t.Errorf("page_info = %v, %v", pi, err)
+	}
+	if _, err := Get(t.Context(), portEnv{dirEnv: env.dirEnv}, map[string]any{"type": "page_info", "url": site.URL}); err == nil {
+		t.Error("page_info without a browser gave no error")
 	}
 }
 

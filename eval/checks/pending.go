@@ -20,10 +20,10 @@ func pendingMetrics() map[string]Metric {
 		"compare_videos":                  "needs OpenCV's frame decoding, not available here",
 		"check_mp3_meta":                  "not implemented yet (needs mutagen's ID3 reading)",
 		"compare_image_text":              "needs EasyOCR's model, which cannot be downloaded here",
-		"check_left_panel":                "not implemented yet",
-		"run_sqlite3":                     "not implemented yet",
+		"check_left_panel":                "reads split-pane elements and cp:parentcoord, which the agent's accessibility walk does not give",
+		"run_sqlite3":                     "runs the task's SQL on a database; the reader here scans tables and runs no SQL",
 		"fuzzy_place_math":                "not implemented yet",
-		"check_python_file_by_test_suite": "not implemented yet (runs the task's Python test in the box)",
+		"check_python_file_by_test_suite": "imports and runs the task's Python file in the evaluator itself; here that would have to run in the box; not implemented yet",
 		"evaluate_presentation_fill_to_rgb_distance": "not implemented yet (needs a python-pptx reader)",
 		"check_tabstops":                         "not implemented yet",
 		"compare_line_spacing":                   "not implemented yet",
@@ -59,11 +59,9 @@ func pendingGetters() map[string]Getter {
 		"googledrive_file":                        "needs Google Drive credentials (OSWorld's settings.yml), which a public harness does not have",
 		"info_from_website":                       "needs the live website through Playwright; not implemented yet",
 		"gotoRecreationPage_and_get_html_content": "needs the live recreation.gov site; not implemented yet",
-		"page_info":                               "needs a DevTools page session; not implemented yet",
 		"pdf_from_url":                            "needs DevTools' Page.printToPDF; not implemented yet",
 		"shortcuts_on_desktop":                    "not implemented yet",
-		"audio_in_slide":                          "not implemented yet",
-		"background_image_in_slide":               "not implemented yet",
+		"audio_in_slide":                          "its only use feeds compare_audios, which cannot run here (librosa); not implemented",
 	}
 	out := map[string]Getter{}
 	for name, why := range reasons {

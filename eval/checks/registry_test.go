@@ -55,7 +55,7 @@ func TestPendingIsNotImplemented(t *testing.T) {
 			}
 		}
 	}
-	gimpl := []map[string]Getter{fileGetters(), generalGetters(), chromeGetters(), appGetters(), activeTabGetters(), chromeDBGetters()}
+	gimpl := []map[string]Getter{fileGetters(), generalGetters(), chromeGetters(), appGetters(), activeTabGetters(), chromeDBGetters(), impressGetters()}
 	for name := range pendingGetters() {
 		for _, part := range gimpl {
 			if _, ok := part[name]; ok {

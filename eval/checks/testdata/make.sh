@@ -202,3 +202,14 @@ s|<office:document |<office:document xmlns:smil="urn:oasis:names:tc:opendocument
 	cp "$out/ppt-$t.pptx" .
 done
 rm -rf "$out"
+# A presentation whose second slide has a picture (src/ppt-pic.png) as its
+# background.
+out=$(mktemp -d)
+b64=$(base64 -w0 src/ppt-pic.png)
+sed 's/<draw:page draw:name="page2" /<draw:page draw:name="page2" draw:style-name="dpbg" /
+s|<office:styles>|<office:styles><draw:fill-image draw:name="Logo_bg"><office:binary-data>'"$b64"'</office:binary-data></draw:fill-image>|
+s|<office:automatic-styles>|<office:automatic-styles><style:style style:name="dpbg" style:family="drawing-page"><style:drawing-page-properties draw:fill="bitmap" draw:fill-image-name="Logo_bg" style:repeat="stretch" presentation:background-visible="true"/></style:style>|' \
+	src/ppt-gold.fodp >"$out/ppt-bgimage.fodp"
+soffice --headless --convert-to pptx --outdir "$out" "$out/ppt-bgimage.fodp" >/dev/null 2>&1
+cp "$out/ppt-bgimage.pptx" .
+rm -rf "$out"
