@@ -27,6 +27,7 @@ func generalMetrics() map[string]Metric {
 		"compare_python_pure_text":          {Fn: comparePythonPureText},
 		"compare_time_in_speedtest_results": {Fn: compareTimeInSpeedtestResults},
 		"check_accessibility_tree":          {Fn: checkAccessibilityTree},
+		"check_mp3_meta":                    {Fn: checkMP3Meta},
 	}
 }
 

@@ -213,3 +213,20 @@ s|<office:automatic-styles>|<office:automatic-styles><style:style style:name="dp
 soffice --headless --convert-to pptx --outdir "$out" "$out/ppt-bgimage.fodp" >/dev/null 2>&1
 cp "$out/ppt-bgimage.pptx" .
 rm -rf "$out"
+# MP3s encoded by lame from a tone, tagged by lame (ID3v2.3), by mid3v2
+# (ID3v2.4, Chinese title), with two artists (mutagen: python3-mutagen),
+# and untagged. Needs lame and mid3v2 (python3-mutagen).
+out=$(mktemp -d)
+python3 -c "
+import wave, struct, math
+w = wave.open('$out/tone.wav', 'wb'); w.setnchannels(1); w.setsampwidth(2); w.setframerate(8000)
+w.writeframes(b''.join(struct.pack('<h', int(8000 * math.sin(i / 10))) for i in range(8000))); w.close()"
+lame --quiet --id3v2-only --tt "Missing You" --ta "Cheng Xiang" "$out/tone.wav" mp3-lame.mp3
+lame --quiet "$out/tone.wav" mp3-notag.mp3
+cp mp3-notag.mp3 mp3-mid3v2.mp3
+mid3v2 -t "思念" -a "Cheng Xiang" -A "Songs" mp3-mid3v2.mp3
+cp mp3-notag.mp3 mp3-two.mp3
+python3 -c "
+from mutagen.easyid3 import EasyID3
+t = EasyID3(); t['title'] = 'Tears'; t['artist'] = ['Han Baoyi', 'Guest']; t.save('mp3-two.mp3')"
+rm -rf "$out"
