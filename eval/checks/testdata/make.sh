@@ -230,3 +230,15 @@ python3 -c "
 from mutagen.easyid3 import EasyID3
 t = EasyID3(); t['title'] = 'Tears'; t['artist'] = ['Han Baoyi', 'Guest']; t.save('mp3-two.mp3')"
 rm -rf "$out"
+# Writer documents with fonts, line spacing and a page-number footer
+# (src/doc-fmt.fodt), and near misses of it.
+out=$(mktemp -d)
+cp src/doc-fmt.fodt "$out/fmt-gold.fodt"
+sed '/style:name="P2"/s/fo:line-height="150%"/fo:line-height="200%"/' src/doc-fmt.fodt >"$out/fmt-spacing.fodt"
+sed '/style:name="P2"/s/style:font-name="DejaVu Serif"/style:font-name="DejaVu Sans"/' src/doc-fmt.fodt >"$out/fmt-font.fodt"
+sed 's|Page <text:page-number text:select-page="current">1</text:page-number>|Confidential|' src/doc-fmt.fodt >"$out/fmt-nofooter.fodt"
+for f in "$out"/fmt-*.fodt; do
+	soffice --headless --convert-to docx:"MS Word 2007 XML" --outdir "$out" "$f" >/dev/null 2>&1
+done
+for f in "$out"/*.docx; do cp "$f" "doc-$(basename "$f")"; done
+rm -rf "$out"
