@@ -63,47 +63,7 @@ func readID3(p string) (map[string][]string, error) {
 		}
 		tag = tag[n:]
 	}
-	frames := map[string][]string{}
-	idLen, hdr := 4, 10
-	if ver == 2 {
-		idLen, hdr = 3, 6
-	}
-	for len(tag) >= hdr && tag[0] != 0 {
-		id := string(tag[:idLen])
-		var n int
-		var fflags uint16
-		switch ver {
-		case 2:
-			n = int(tag[3])<<16 | int(tag[4])<<8 | int(tag[5])
-		case 3:
-			n = int(binary.BigEndian.Uint32(tag[4:8]))
-			fflags = binary.BigEndian.Uint16(tag[8:10])
-		case 4:
-			n = syncsafe(tag[4:8])
-			fflags = binary.BigEndian.Uint16(tag[8:10])
-		}
-		if n < 0 || hdr+n > len(tag) {
-			break
-		}
-		body := tag[hdr : hdr+n]
-		tag = tag[hdr+n:]
-		if ver == 2 {
-			if id = id3v22[id]; id == "" {
-				continue
-			}
-		}
-		compressed := ver == 3 && fflags&0x00c0 != 0 || ver == 4 && fflags&0x000c != 0
-		if compressed || !strings.HasPrefix(id, "T") || id == "TXXX" || len(body) == 0 {
-			continue
-		}
-		if ver == 4 && fflags&0x0002 != 0 {
-			body = unsync(body)
-		}
-		if ver == 4 && fflags&0x0001 != 0 && len(body) >= 4 { // data length indicator
-			body = body[4:]
-		}
-		frames[id] = append(frames[id], decodeID3Text(body)...)
-	}
+	frames := id3Frames(tag, ver)
 	if _, ok := frames["TDRC"]; !ok { // mutagen's v2.3 upgrade: TYER(+TDAT) as TDRC
 		if y, ok := frames["TYER"]; ok && len(y) > 0 {
 			d := y[0]
@@ -203,4 +163,50 @@ func checkMP3Meta(_ context.Context, c Call) (Score, error) {
 		}
 	}
 	return Score{Value: 1}, nil
+}
+
+// id3Frames reads the text frames of a tag's frame area, by v2.4 frame id.
+func id3Frames(tag []byte, ver byte) map[string][]string {
+	frames := map[string][]string{}
+	idLen, hdr := 4, 10
+	if ver == 2 {
+		idLen, hdr = 3, 6
+	}
+	for len(tag) >= hdr && tag[0] != 0 {
+		id := string(tag[:idLen])
+		var n int
+		var fflags uint16
+		switch ver {
+		case 2:
+			n = int(tag[3])<<16 | int(tag[4])<<8 | int(tag[5])
+		case 3:
+			n = int(binary.BigEndian.Uint32(tag[4:8]))
+			fflags = binary.BigEndian.Uint16(tag[8:10])
+		case 4:
+			n = syncsafe(tag[4:8])
+			fflags = binary.BigEndian.Uint16(tag[8:10])
+		}
+		if n < 0 || hdr+n > len(tag) {
+			break
+		}
+		body := tag[hdr : hdr+n]
+		tag = tag[hdr+n:]
+		if ver == 2 {
+			if id = id3v22[id]; id == "" {
+				continue
+			}
+		}
+		compressed := ver == 3 && fflags&0x00c0 != 0 || ver == 4 && fflags&0x000c != 0
+		if compressed || !strings.HasPrefix(id, "T") || id == "TXXX" || len(body) == 0 {
+			continue
+		}
+		if ver == 4 && fflags&0x0002 != 0 {
+			body = unsync(body)
+		}
+		if ver == 4 && fflags&0x0001 != 0 && len(body) >= 4 { // data length indicator
+			body = body[4:]
+		}
+		frames[id] = append(frames[id], decodeID3Text(body)...)
+	}
+	return frames
 }
