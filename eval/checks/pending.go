@@ -34,11 +34,6 @@ func pendingMetrics() map[string]Metric {
 		"find_default_font":                          "not implemented yet",
 		"compare_references":                         "not implemented yet",
 		"compare_docx_images":                        "not implemented yet",
-		"check_gnome_favorite_apps":                  "not implemented yet",
-		"is_utc_0":                                   "not implemented yet",
-		"check_text_enlarged":                        "not implemented yet",
-		"check_moved_jpgs":                           "not implemented yet",
-		"is_in_vm_clickboard":                        "not implemented yet",
 	}
 	out := map[string]Metric{}
 	for name, why := range reasons {
