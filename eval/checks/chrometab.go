@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -26,6 +28,7 @@ func activeTabGetters() map[string]Getter {
 		"active_url_from_accessTree": {Fn: getActiveURL},
 		"active_tab_info":            {Fn: getActiveTabInfo},
 		"page_info":                  {Fn: getPageInfo, Check: needStrings("url")},
+		"pdf_from_url":               {Fn: getPDFFromURL, Check: needStrings("path", "dest")},
 		"active_tab_url_parse":       {Fn: getActiveTabURLParse, Check: needList("parse_keys")},
 		"url_dashPart":               {Fn: getURLDashPart, Check: needKeys("partIndex", "needDeleteId", "returnType")},
 		"active_tab_html_parse":      {Fn: getActiveTabHTMLParse, Check: needKeys("category")},
@@ -143,13 +146,25 @@ func getPageInfo(ctx context.Context, env Env, cfg map[string]any) (any, error) 
 // (at most pageLoadTimeout), reads {title, url, content} as Playwright's
 // page.title(), page.url and page.content() give them, and closes the tab.
 func openPage(ctx context.Context, env Env, u string) (map[string]any, error) {
-	data, err := devtoolsDo(ctx, env, "PUT", "/json/new")
+	var info struct{ Title, URL, Content string }
+	err := withPage(ctx, env, u, func(ctx context.Context, s *cdpSession) error {
+		return s.eval(ctx, `({Title: document.title, URL: location.href, Content: `+pageContentJS+`})`, &info)
+	})
 	if err != nil {
 		return nil, err
 	}
+	return map[string]any{"title": info.Title, "url": info.URL, "content": info.Content}, nil
+}
+
+// withPage runs f on a new tab that has loaded u, then closes the tab.
+func withPage(ctx context.Context, env Env, u string, f func(context.Context, *cdpSession) error) error {
+	data, err := devtoolsDo(ctx, env, "PUT", "/json/new")
+	if err != nil {
+		return err
+	}
 	var t devtoolsTarget
 	if err := json.Unmarshal(data, &t); err != nil || t.WS == "" {
-		return nil, fmt.Errorf("devtools /json/new: no page (%v)", err)
+		return fmt.Errorf("devtools /json/new: no page (%v)", err)
 	}
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
@@ -158,20 +173,15 @@ func openPage(ctx context.Context, env Env, u string) (map[string]any, error) {
 	}()
 	s, err := dialCDP(ctx, env, t.WS)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer s.close()
 	lctx, cancel := context.WithTimeout(ctx, pageLoadTimeout)
 	defer cancel()
 	if err := s.navigate(lctx, u); err != nil {
-		return nil, err // Playwright's goto raises, also on its timeout
+		return err // Playwright's goto raises, also on its timeout
 	}
-	var info struct{ Title, URL, Content string }
-	err = s.eval(ctx, `({Title: document.title, URL: location.href, Content: `+pageContentJS+`})`, &info)
-	if err != nil {
-		return nil, err
-	}
-	return map[string]any{"title": info.Title, "url": info.URL, "content": info.Content}, nil
+	return f(ctx, s)
 }
 
 // getActiveTabURLParse is get_active_tab_url_parse: the query parameters
@@ -308,4 +318,46 @@ func getURLDashPart(ctx context.Context, env Env, cfg map[string]any) (any, erro
 		return map[string]any{PyStr(k): part}, nil
 	}
 	return nil, nil
+}
+
+// getPDFFromURL is get_pdf_from_url: the config's path (a URL) opened in a
+// new page and printed to PDF (Playwright's page.pdf: DevTools'
+// Page.printToPDF with its defaults, backgrounds off) as dest in the cache
+// folder. A browser that does not answer, or a page that does not load, is
+// an error, as Playwright's.
+func getPDFFromURL(ctx context.Context, env Env, cfg map[string]any) (any, error) {
+	u, err := strKey(cfg, "path")
+	if err != nil {
+		return nil, err
+	}
+	dest, err := strKey(cfg, "dest")
+	if err != nil {
+		return nil, err
+	}
+	if !filepath.IsLocal(dest) {
+		return nil, fmt.Errorf("dest %q must be a file name", dest)
+	}
+	var pdf []byte
+	err = withPage(ctx, env, u, func(ctx context.Context, s *cdpSession) error {
+		res, err := s.call(ctx, "Page.printToPDF", map[string]any{"printBackground": false, "preferCSSPageSize": false})
+		if err != nil {
+			return err
+		}
+		var r struct {
+			Data []byte `json:"data"` // base64 in the JSON
+		}
+		if err := json.Unmarshal(res, &r); err != nil {
+			return err
+		}
+		pdf = r.Data
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	dst := filepath.Join(env.CacheDir(), dest)
+	if err := os.WriteFile(dst, pdf, 0o600); err != nil {
+		return nil, err
+	}
+	return dst, nil
 }

@@ -284,6 +284,15 @@ func TestActiveTabPage(t *testing.T) {
 	if _, err := Get(t.Context(), portEnv{dirEnv: env.dirEnv}, map[string]any{"type": "page_info", "url": site.URL}); err == nil {
 		t.Error("page_info without a browser gave no error")
 	}
+	// pdf_from_url prints the page; the PDF holds the page's text.
+	pdf, err := Get(t.Context(), env, map[string]any{"type": "pdf_from_url", "path": flights, "dest": "flights.pdf"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := withPDFs(t.Context(), func(ctx context.Context, r *pdfReader) (string, error) { return r.pdfText(ctx, pdf) })
+	if err != nil || !strings.Contains(text, "Price: over $60") || !strings.Contains(text, "CMH") {
+		t.Errorf("the printed page reads %q, %v", text, err)
+	}
 }
 
 func pages(ts []devtoolsTarget) []devtoolsTarget {
