@@ -54,6 +54,12 @@ type Param struct {
 	Default string
 	// Doc is the one-line description in the stub's Args section.
 	Doc string
+	// MaxLen is the largest argument the parameter takes: a string's length
+	// in characters, any other value's size as its repr would be, in bytes.
+	// A larger argument is refused before the builtin runs (in the code's
+	// own process, so it never crosses to the agent), with an error naming
+	// the limit. Every parameter of the catalogue sets one.
+	MaxLen int
 }
 
 // Attachment is an image a tool wants the model to see in the next
