@@ -3,7 +3,6 @@ package trace
 import (
 	"bufio"
 	"bytes"
-	"deskpilot/agent/secret"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"deskpilot/actions"
+	"deskpilot/agent/secret"
 )
 
 // The files of a dataset folder (Hugging Face ImageFolder layout).
