@@ -20,6 +20,7 @@ import (
 
 	"deskpilot/agent/llm"
 	"deskpilot/agent/script"
+	"deskpilot/agent/secret"
 	"deskpilot/vision"
 )
 
@@ -53,6 +54,12 @@ type Agent struct {
 	Secrets map[string]string
 	// Redact are more values the trace never shows (the API key).
 	Redact []string
+	// Redactor is the filter every text leaving the agent passes (the model,
+	// the trace, events, tool results); Secrets and Redact are added to it.
+	// nil = one of the agent's own (SecretFilter). The wiring shares one with
+	// the model clients and the browser, which refuses requests carrying a
+	// secret.
+	Redactor *secret.Redactor
 	// Text reads the text on the screen (OCR) for find_text, click_text, the
 	// "ocr" observation and the marks of apps without accessibility; nil = not
 	// available (those builtins say so).
@@ -90,6 +97,9 @@ type Agent struct {
 	KeepCode bool
 
 	current atomic.Pointer[runState] // the run going on, for CheckSend and NoteRead
+
+	redMu  sync.Mutex       // guards ownRed
+	ownRed *secret.Redactor // SecretFilter's when Redactor is nil
 }
 
 // Session is one started run. Pause, Resume and Stop are safe from any goroutine.

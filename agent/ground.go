@@ -79,7 +79,7 @@ func (g *grounding) get() []script.Mark {
 // marks of the newest screenshot.
 func (r *runState) groundTools(d script.DesktopDeps) []script.Tool {
 	return script.Ground(d, script.GroundDeps{
-		Text: r.a.Text, Elements: r.a.Elements, Exclude: r.ownRects,
+		Text: r.a.Text, Elements: r.elements, Exclude: r.ownRects,
 		Marks:  func() ([]script.Mark, bool) { return r.onScreen.get(), r.cfg.Marks },
 		Settle: r.screenAnswered,
 	})
@@ -183,10 +183,10 @@ func (r *runState) look(ctx context.Context, frame *image.RGBA, own []image.Rect
 // lookElements reads the visible elements outside own; note says why there are
 // none, or what the walk left out.
 func (r *runState) lookElements(ctx context.Context, own []image.Rectangle) ([]a11y.Element, string, error) {
-	if r.a.Elements == nil {
+	if r.elements == nil {
 		return nil, "unavailable: no accessibility engine in this deskpilot", nil
 	}
-	els, note, err := r.a.Elements.Elements(ctx, a11y.Query{})
+	els, note, err := r.elements.Elements(ctx, a11y.Query{})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, "", ctx.Err()

@@ -80,7 +80,7 @@ func (r *runState) ground(ctx context.Context, description string) (script.Groun
 	sp := g.Dialect.Space(r.a.Display.Size(), r.cfg.MaxSide)
 	m := vision.Mapper{Display: r.a.Display, Image: sp.Image, Mode: sp.Mode}
 	res := script.Grounding{Grounder: g.Name, Space: fmt.Sprintf("%dx%d image (%s)", sp.Image.X, sp.Image.Y, sp.Mode)}
-	frame, err := r.a.Screen.Capture(ctx)
+	frame, err := r.screen.Capture(ctx)
 	if err != nil {
 		return res, fmt.Errorf("screenshot for the grounder: %w", err)
 	}
@@ -89,7 +89,7 @@ func (r *runState) ground(ctx context.Context, description string) (script.Groun
 	if err != nil {
 		return res, fmt.Errorf("screenshot for the grounder: %w", err)
 	}
-	system, user := g.Dialect.GroundingPrompt(description, sp)
+	system, user := g.Dialect.GroundingPrompt(r.redact(description), sp)
 	var msgs []llm.Message
 	if system != "" {
 		msgs = append(msgs, textMsg("system", system))

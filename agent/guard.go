@@ -349,7 +349,8 @@ func (r *runState) tools() []script.Tool {
 		return v, ok
 	}
 	deps := script.DesktopDeps{
-		Mapper: r.mapper, Input: r.input, Frames: r.a.Screen, Secrets: secrets, Guard: r.guard, Ground: r.groundFn(),
+		Mapper: r.mapper, Input: r.input, Frames: r.screen, Secrets: secrets, Guard: r.guard, Ground: r.groundFn(),
+		BeforeTyping: r.beforeTyping,
 	}
 	if r.replay != nil {
 		deps.Retarget = r.replay.retarget

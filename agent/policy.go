@@ -189,6 +189,9 @@ func (a *Agent) CheckSend(ctx context.Context, u *url.URL) error {
 	if err := policy.CheckURL(u); err != nil {
 		return err
 	}
+	if err := a.SecretFilter().CheckURL(u); err != nil {
+		return err
+	}
 	if r == nil {
 		return nil
 	}
@@ -205,6 +208,9 @@ func (a *Agent) NoteRead(res inspect.Result) {
 
 // checkSend asks before data leaves for a new domain after a home file was read.
 func (r *runState) checkSend(ctx context.Context, u *url.URL) error {
+	if err := r.red.CheckURL(u); err != nil {
+		return err
+	}
 	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
 	r.sentMu.Lock()
 	known := r.sentTo[host]

@@ -6,7 +6,6 @@ import (
 	"hash/maphash"
 	"image"
 	"runtime"
-	"slices"
 
 	"deskpilot/agent/trace"
 )
@@ -39,11 +38,7 @@ func (r *runState) openRecorder() error {
 	if n := len(r.priors); n > 0 {
 		start.Continues = r.priors[n-1].Dir
 	}
-	secrets := slices.Clone(r.a.Redact)
-	for _, v := range r.a.Secrets {
-		secrets = append(secrets, v)
-	}
-	opts := []trace.Option{trace.WithSecrets(secrets...)}
+	opts := []trace.Option{trace.WithRedactor(r.red)}
 	if r.a.Now != nil {
 		opts = append(opts, trace.WithClock(r.a.Now))
 	}

@@ -36,7 +36,7 @@ func (r *runState) check(ctx context.Context, step int) (Check, map[vision.Scree
 		c.Note, c.Diverged = fmt.Sprintf("the recorded frame cannot be read: %v", err), true
 		return c, nil, nil
 	}
-	now, err := r.a.Screen.Capture(ctx)
+	now, err := r.screen.Capture(ctx)
 	if err != nil {
 		return c, nil, fmt.Errorf("checkpoint: screenshot: %w", err)
 	}

@@ -16,6 +16,7 @@ import (
 	"deskpilot/agent/dialect"
 	"deskpilot/agent/llm"
 	"deskpilot/agent/script"
+	"deskpilot/agent/secret"
 	"deskpilot/vision"
 )
 
@@ -59,6 +60,15 @@ type runState struct {
 	sentTo   map[string]bool // hosts data went to (or was approved for)
 
 	onScreen grounding // the marks of the newest screenshot (agent/ground.go)
+
+	// Secrets (agent/secrets.go): the filter of every text that leaves, the
+	// reply's stream through it, the fields to mask, the display as the run
+	// captures it (masked) and the tree as it reads it.
+	red      *secret.Redactor
+	stream   *secret.Stream
+	fields   secretFields
+	screen   vision.Capturer
+	elements script.ElementFinder
 }
 
 // currentStep is the step now running; safe from any goroutine.
@@ -88,7 +98,10 @@ func (a *Agent) newRunWith(ctx context.Context, c Config, task string, h Hooks, 
 		mapper:  mapperFor(cfg, a.Display),
 		started: a.now(),
 		replay:  rp,
+		red:     a.SecretFilter(),
 	}
+	r.stream = secret.NewStream(r.red)
+	r.screen, r.elements = maskedScreen{r}, r.elementsOf()
 	if f != nil {
 		r.priors = f.priors
 	}
@@ -147,9 +160,10 @@ func (r *runState) newExecutor(f *followUp) executor {
 		_ = f.code.Close()
 	}
 	if r.cfg.InProcess {
-		return script.New(script.Options{Modules: modulesOf(r.cfg.Dialect)}, r.tools()...)
+		return script.New(script.Options{Modules: modulesOf(r.cfg.Dialect), Redact: r.red.Text}, r.tools()...)
 	}
-	return script.NewSandbox(script.SandboxOptions{Memory: r.cfg.CodeMemory, Modules: moduleSet(r.cfg.Dialect)}, r.tools()...)
+	return script.NewSandbox(script.SandboxOptions{Options: script.Options{Redact: r.red.Text},
+		Memory: r.cfg.CodeMemory, Modules: moduleSet(r.cfg.Dialect)}, r.tools()...)
 }
 
 // moduleSet names the module set of d's programs for a sandbox child
@@ -178,6 +192,20 @@ func modulesOf(d dialect.Dialect) func(call func(*starlark.Thread, string, starl
 
 // deliver sends one event to the trace and to the hooks, in order.
 func (r *runState) deliver(e Event) {
+	switch x := e.(type) {
+	case TextDelta:
+		if e = r.streamDelta(x); x.Text != "" && e.(TextDelta).Text == "" && !x.Reset {
+			return // held back: it may start a secret
+		}
+	case ModelReplied:
+		if rest := r.stream.Flush(); rest != "" {
+			r.deliver(TextDelta{Step: x.Step, Text: rest})
+		}
+		r.stream.Reset()
+		e = r.redactEvent(e)
+	default:
+		e = r.redactEvent(e)
+	}
 	if r.rec != nil {
 		r.rec.record(e)
 	}
@@ -361,7 +389,7 @@ func (r *runState) finished(o Outcome, answer, errText string) Finished {
 		steps = r.cfg.MaxSteps
 	}
 	return Finished{
-		Outcome: o, Answer: answer, Error: errText, Steps: steps, Usage: r.usage.add(r.grounded.load()),
+		Outcome: o, Answer: r.redact(answer), Error: r.redact(errText), Steps: steps, Usage: r.usage.add(r.grounded.load()),
 		Elapsed: r.a.now().Sub(r.started), TraceDir: r.traceDir(),
 	}
 }
@@ -373,7 +401,7 @@ func (r *runState) fail(ctx context.Context, err error) Finished {
 		return r.cancelled()
 	}
 	// The error reaches every watcher in Finished; the log only keeps a record.
-	r.a.log().Info("run failed", "step", r.step, "err", err)
+	r.a.log().Info("run failed", "step", r.step, "err", r.redact(err.Error()))
 	return r.finished(Failed, "", err.Error())
 }
 
@@ -398,7 +426,7 @@ func (r *runState) finish(fin Finished) {
 // capture takes a full-resolution frame of the target display.
 func (r *runState) capture(ctx context.Context) (*image.RGBA, error) {
 	r.ownBefore = r.ownRects()
-	f, err := r.a.Screen.Capture(ctx)
+	f, err := r.screen.Capture(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -438,10 +466,12 @@ func (r *runState) observe(ctx context.Context, full *image.RGBA) (view, error) 
 	// deskpilot's windows as listed before the capture and now: one that moved in
 	// between is masked at both places.
 	mask := slices.Concat(r.ownBefore, r.ownRects())
+	r.lookForSecrets(ctx, full)
 	boxes, notes, err := r.look(ctx, full, mask)
 	if err != nil {
 		return view{}, err
 	}
+	r.fields.paint(full, r.a.Display) // the walk may have moved a field
 	o, err := r.obs.Observe(full, vision.Overlay{Cursor: cursor, Marks: r.marks, Mask: mask, Boxes: boxes})
 	if err != nil {
 		return view{}, err

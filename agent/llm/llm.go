@@ -124,6 +124,29 @@ type Request struct {
 	OnRetry func(Retry)
 }
 
+// Redacted returns r with every text part passed through f (the agent's
+// secret.Redactor Text), the parts it shares with r untouched: what a model
+// transport sends, so no secret reaches a model whatever the transport. A
+// nil f returns r.
+func (r Request) Redacted(f func(string) string) Request {
+	if f == nil {
+		return r
+	}
+	msgs := make([]Message, len(r.Messages))
+	for i, m := range r.Messages {
+		parts := make([]Part, len(m.Parts))
+		for j, p := range m.Parts {
+			if p.Text != "" {
+				p.Text = f(p.Text)
+			}
+			parts[j] = p
+		}
+		msgs[i] = Message{Role: m.Role, Parts: parts}
+	}
+	r.Messages = msgs
+	return r
+}
+
 // Retry describes a failed attempt that Complete is about to repeat.
 type Retry struct {
 	Attempt int           // 1-based number of the attempt that failed
@@ -177,6 +200,10 @@ type Config struct {
 	Now func() time.Time
 	// Rand returns a number in [0, 1) for the jitter; nil uses math/rand/v2.
 	Rand func() float64
+	// Redact filters every text of a request before it is sent (the agent's
+	// secret.Redactor Text); nil sends the texts as they are. Every model
+	// transport applies it the same way: Request.Redacted.
+	Redact func(string) string
 }
 
 // Client calls one model at one endpoint. It is safe for concurrent use.
@@ -267,6 +294,7 @@ func (c *Client) complete(ctx context.Context, r Request, onDelta func(string), 
 	if err := validate(r); err != nil {
 		return Response{}, fmt.Errorf("llm: %w", err)
 	}
+	r = r.Redacted(c.cfg.Redact)
 	failures := 0
 	for attempt := 1; ; attempt++ {
 		res, sent, err := c.attempt(ctx, r, onDelta)

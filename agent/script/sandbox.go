@@ -225,9 +225,16 @@ func (s *Sandbox) call(r *run, m *callMsg) replyMsg {
 		rep.Err = fmt.Sprintf("%s: %v", m.Name, err)
 		return rep
 	}
+	defer r.beginCall(m.Left)()
 	start, paused := time.Now(), r.clock.pausedTotal()
 	v, err := invoke(r, t, args, kwargs)
 	rep.Timed = time.Since(start) - (r.clock.pausedTotal() - paused)
+	switch {
+	case r.parent.Err() != nil:
+		rep.Stopped = "cancel"
+	case errors.Is(context.Cause(r.ctx), errTimeLimit):
+		rep.Stopped = "time"
+	}
 	if err != nil {
 		rep.Err = err.Error()
 		return rep
@@ -264,6 +271,9 @@ func (s *Sandbox) lost(r *run, p *process, why string) Result {
 		e = Error{Kind: KindLimit, Msg: fmt.Sprintf("error: the code ran past the %s time limit inside one operation, so its process was stopped and its variables were lost; define your variables again", s.host.timeout())}
 	case "cancelled", "closed":
 		e = Error{Kind: KindCancelled, Msg: "cancelled: the run was stopped"}
+	case "frame":
+		e = Error{Kind: KindLimit, Msg: "error: the code's process sent a " + tooLarge(p.c.tooBig.Load(), maxChildFrame).Error() +
+			", so it was stopped and its variables were lost; pass less at a time and define your variables again"}
 	default:
 		e = Error{Kind: KindRuntime, Msg: "error: the code's process crashed" + p.crashNote() + ": variables were lost; define them again before using them"}
 	}
@@ -356,6 +366,27 @@ func (e *Executor) hostRun(ctx context.Context) *run {
 	return r
 }
 
+// beginCall gives the call the child is about to have run here its own
+// context and clock: the block's time left (0 = no limit) as its deadline,
+// untimed spans aside, and Stop through the block's context. What it returns
+// ends them.
+func (r *run) beginCall(left time.Duration) (end func()) {
+	ctx, cancel := context.WithCancelCause(r.parent)
+	var clk *clock
+	if left > 0 {
+		clk = startClock(left, func() { cancel(errTimeLimit) })
+	} else {
+		clk = startClock(0, nil)
+	}
+	blockCtx, blockCancel, blockClock := r.ctx, r.cancel, r.clock
+	r.ctx, r.cancel, r.clock = ctx, cancel, clk
+	return func() {
+		clk.stop()
+		cancel(context.Canceled)
+		r.ctx, r.cancel, r.clock = blockCtx, blockCancel, blockClock
+	}
+}
+
 // tool returns the registered tool called name, or nil.
 func (e *Executor) tool(name string) *Tool {
 	for _, t := range e.tools {
@@ -394,14 +425,14 @@ func startProcess(cmd *exec.Cmd, memory int64) (*process, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	p.c = &conn{r: stdout, w: stdin}
+	p.c = &conn{r: stdout, w: stdin, in: maxChildFrame, out: maxFrame}
 	go func() {
 		defer close(p.msgs)
 		for {
 			m, err := p.c.recv()
 			if err != nil {
 				if errors.Is(err, errFrame) {
-					p.kill("protocol")
+					p.kill("frame")
 				}
 				return
 			}

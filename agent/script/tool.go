@@ -142,6 +142,11 @@ func (c *Call) Untimed() (resume func()) {
 	}
 }
 
+// TimeLeft is how long the block may still run (time untimed spans take
+// does not count); ok is false when the block has no time limit. In a
+// sandbox the code's process says so with each call.
+func (c *Call) TimeLeft() (left time.Duration, ok bool) { return c.r.clock.remaining() }
+
 // Now returns the current time from Options.Now (time.Now by default).
 func (c *Call) Now() time.Time { return c.r.now() }
 

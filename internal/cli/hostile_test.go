@@ -150,7 +150,7 @@ func TestSecretNeverLeaks(t *testing.T) {
 	if code != exitAnswered {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
-	if got := srv.Requests()[1].Last("user").Text(); !strings.Contains(got, "typed [redacted]") {
+	if got := srv.Requests()[1].Last("user").Text(); !strings.Contains(got, "typed [secret:pw]") {
 		t.Errorf("type_secret did not type: %s", got)
 	}
 	if got := srv.Requests()[2].Last("user").Text(); strings.Contains(got, secret) || !strings.Contains(got, "the password is [redacted]") {
