@@ -233,3 +233,23 @@ time.sleep(30)
 		t.Errorf("%+v", res.Err)
 	}
 }
+
+// Real code runs under the smallest memory cap the sandbox takes: data
+// structures, json, functions and tool calls, block after block.
+func TestMinMemoryRunsRealCode(t *testing.T) {
+	var log []string
+	s := NewSandbox(SandboxOptions{Memory: MinMemory}, echoTool(&log))
+	defer s.Close()
+	for i, code := range []string{
+		"rows = [{'id': i, 'name': 'row %d' % i, 'tags': [str(i), 'x' * (i % 7)]} for i in range(5000)]",
+		"data = json.encode(rows)\nback = json.decode(data)\nprint(len(data), len(back), back[123]['name'])",
+		"def score(r):\n    return len(r['name']) * 31 % 97 + r['id'] % 13\nbest = sorted(back, key=score)[:5]\nprint([b['id'] for b in best])",
+		"text = '\\n'.join([r['name'].upper() for r in rows])\nprint(len(text.split('\\n')), echo(text[:40])[0])",
+		"for i in range(200):\n    echo(i)\nprint('done', len(rows))",
+	} {
+		res := s.Exec(t.Context(), code)
+		if res.Err != nil {
+			t.Fatalf("block %d under %d MiB: %s", i, MinMemory>>20, res.Err.Msg)
+		}
+	}
+}

@@ -21,8 +21,12 @@ import (
 //
 //   - a crash of the interpreter (a stack overflow from nesting without end)
 //     kills the child, not the agent;
-//   - the child's memory is bounded: a soft limit inside it and a watchdog
-//     here that kills it past SandboxOptions.Memory;
+//   - the child's memory is bounded: a watchdog here reads the memory it
+//     allocated (its resident anonymous memory, residentBytes) every
+//     memoryPoll and kills it past SandboxOptions.Memory, and its Go runtime's
+//     soft limit is 90% of that, so its garbage collector works to stay below
+//     (memory touched faster than the watchdog reads can overshoot by what
+//     the code allocates in one memoryPoll);
 //   - Cancel and ctx end a block within CancelGrace even when the code is
 //     stuck in one long operation (str() of a huge value): the child is killed;
 //   - the child's environment is empty: no secret reaches it.
@@ -43,7 +47,9 @@ type Sandbox struct {
 // SandboxOptions configure a Sandbox.
 type SandboxOptions struct {
 	Options // the block limits, enforced in the child; Modules is ignored (see Modules below)
-	// Memory caps the child's memory (resident set); 0 = DefaultMemory.
+	// Memory caps the memory the child allocates (its resident anonymous
+	// memory: the program's own pages, shared with this process, do not
+	// count); 0 = DefaultMemory. Less than MinMemory is raised to it.
 	Memory int64
 	// Modules names the module set the child builds (ModuleSets); "" = none.
 	Modules string
@@ -55,6 +61,9 @@ type SandboxOptions struct {
 // Limits of the sandbox.
 const (
 	DefaultMemory = 512 << 20
+	// MinMemory is the smallest cap real code runs under (TestMinMemoryRunsRealCode):
+	// the child's runtime and interpreter take about 10 MiB of it.
+	MinMemory = 64 << 20
 	// CancelGrace is how long a cancelled block may take to stop on its own
 	// before its process is killed.
 	CancelGrace = 300 * time.Millisecond
@@ -284,7 +293,7 @@ func (s *Sandbox) lost(r *run, p *process, why string) Result {
 
 func (s *Sandbox) memory() int64 {
 	if s.o.Memory > 0 {
-		return s.o.Memory
+		return max(s.o.Memory, MinMemory)
 	}
 	return DefaultMemory
 }
@@ -451,7 +460,7 @@ func startProcess(cmd *exec.Cmd, memory int64) (*process, error) {
 	return p, nil
 }
 
-// watchMemory kills the child once its resident memory passes limit.
+// watchMemory kills the child once the memory it allocated passes limit.
 func (p *process) watchMemory(limit int64) {
 	t := time.NewTicker(memoryPoll)
 	defer t.Stop()
