@@ -215,4 +215,3 @@ func marksFor(acts []actions.Record) []vision.Mark {
 	}
 	return marks
 }
-

@@ -31,10 +31,10 @@ func argLimits() map[string]int {
 		"click.button": 16, "scroll.direction": 16,
 		"type_text.text": MaxTypeText, "type_secret.name": 64,
 		"press.keys": 100, "hold.keys": 100,
-		"locate.description": MaxDescription,
-		"ask_user.question":  MaxQuestion,
-		"launch.app":         MaxLaunchLine,
-		"open_url.url":       MaxURL,
+		"locate.description":  MaxDescription,
+		"ask_user.question":   MaxQuestion,
+		"launch.app":          MaxLaunchLine,
+		"open_url.url":        MaxURL,
 		"final_answer.answer": MaxAnswer,
 		"web_search.query":    1000,
 		"visit_page.url":      MaxURL,
@@ -82,4 +82,3 @@ func numeric(typ string) bool {
 	}
 	return typ != ""
 }
-

@@ -60,8 +60,8 @@ type execMsg struct {
 }
 
 type callMsg struct {
-	ID     int64          `json:"id"` // numbers the calls, so a late reply is never taken for a later call's
-	Name   string         `json:"name"`
+	ID   int64  `json:"id"` // numbers the calls, so a late reply is never taken for a later call's
+	Name string `json:"name"`
 	// Left is the block's time left when the call was made (0 = no limit):
 	// the call runs under that deadline here, its untimed spans aside.
 	Left   time.Duration  `json:"left,omitempty"`
@@ -95,8 +95,8 @@ type conn struct {
 	r      io.Reader
 	mu     sync.Mutex
 	w      io.Writer
-	in     int64 // the largest frame recv reads
-	out    int64 // the largest frame send writes
+	in     int64        // the largest frame recv reads
+	out    int64        // the largest frame send writes
 	tooBig atomic.Int64 // the size of the frame over in that recv refused; 0 = none
 }
 
