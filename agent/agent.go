@@ -90,6 +90,11 @@ type Agent struct {
 	NoTakeover bool
 	// Version is recorded in the trace.
 	Version string
+	// TraceKey signs the link a follow-up's trace makes to the run it
+	// continues, and ReadPriors follows only links it signed (agent/chain.go);
+	// the wiring keeps one per user. nil = links are neither signed nor
+	// followed beyond the trace named.
+	TraceKey []byte
 	// KeepCode keeps, after an answered run, the child process its code ran
 	// in (with the variables and functions the code defined) in the Session,
 	// for a follow-up turn in this process (ContinueSession). The Session holds

@@ -37,6 +37,8 @@ func (r *runState) openRecorder() error {
 	}
 	if n := len(r.priors); n > 0 {
 		start.Continues = r.priors[n-1].Dir
+		// Signed as the trace records it: redacted.
+		start.ContinuesSig = SignContinues(r.a.TraceKey, start.T, r.red.Text(start.Continues))
 	}
 	opts := []trace.Option{trace.WithRedactor(r.red)}
 	if r.a.Now != nil {

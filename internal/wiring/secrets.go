@@ -1,6 +1,14 @@
 package wiring
 
 import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -35,4 +43,49 @@ func secretValues(cfg config.Config, o Options) func(string) bool {
 	return func(v string) bool {
 		return slices.ContainsFunc(values, func(s string) bool { return v == s || len(s) >= 16 && strings.Contains(v, s) })
 	}
+}
+
+// traceKeyFile is where the user's trace key is kept: next to the traces,
+// in the data folder, readable by the user alone.
+func traceKeyFile() string { return filepath.Join(config.DataHome(), "deskpilot", "trace.key") }
+
+// TraceKey returns the user's key that signs the links of follow-up chains
+// (agent.Agent.TraceKey), made on first use: 32 random bytes in a file of
+// mode 0600 in $XDG_DATA_HOME/deskpilot. A key file others may read is
+// refused (and no key is used): anyone who can read it can forge a link.
+func TraceKey() ([]byte, error) {
+	path := traceKeyFile()
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return nil, fmt.Errorf("trace key: %w", err)
+		}
+		key := make([]byte, 32)
+		if _, err := rand.Read(key); err != nil {
+			return nil, fmt.Errorf("trace key: %w", err)
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err == nil {
+			_, err = f.WriteString(hex.EncodeToString(key) + "\n")
+			err = errors.Join(err, f.Close())
+			if err == nil {
+				return key, nil
+			}
+		}
+		if !errors.Is(err, fs.ErrExist) { // another process made it meanwhile: read that one
+			return nil, fmt.Errorf("trace key: %w", err)
+		}
+		data, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("trace key: %w", err)
+	}
+	if st, err := os.Stat(path); err == nil && runtime.GOOS != "windows" && st.Mode().Perm()&0o077 != 0 {
+		return nil, fmt.Errorf("trace key: %s may be read by others (mode %o); make it 0600", path, st.Mode().Perm())
+	}
+	key, err := hex.DecodeString(strings.TrimSpace(string(data)))
+	if err != nil || len(key) < 16 {
+		return nil, fmt.Errorf("trace key: %s is not a key", path)
+	}
+	return key, nil
 }

@@ -222,6 +222,11 @@ func NewAgent(ctx context.Context, cfg config.Config, d *desktop.Desktop, o Opti
 	if o.HasWindow {
 		a.OwnWindows, a.OwnInput = d.OwnWindows, d.OwnInput
 	}
+	if k, err := TraceKey(); err == nil {
+		a.TraceKey = k
+	} else if o.Log != nil {
+		o.Log.Warn("follow-ups will not be signed", "err", err)
+	}
 	tools, err := researchTools(ctx, cfg, a, model, o)
 	if err != nil {
 		return nil, err
