@@ -1,0 +1,85 @@
+package cli
+
+import (
+	"image"
+	"image/color"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"deskpilot/a11y"
+	"deskpilot/agent/llm/llmtest"
+	"deskpilot/vision/xdisplay"
+)
+
+// A secret typed into a GTK field with the a11y and ocr layers and marks on
+// never reaches the model, the trace or the terminal: not the layers (which
+// once showed the field's text mid-typing), not find_elements (which handed
+// the value to the code: it reads [secret:NAME] now, and reversed or joined
+// copies of it are no secret either), not find_text, not the pixels (the
+// field is painted over on every frame from the first key on). The app got
+// the secret: zenity prints what was typed.
+func TestSecretTypedIntoAFieldNeverShows(t *testing.T) {
+	traces := isolate(t)
+	d, tree := accessibleDisplay(t)
+	reader := newReader(t)
+	t.Setenv("DESKPILOT_SECRET_GITHUB", canary)
+	app := startApp(t, d, "zenity", "--entry", "--title", "Sign in", "--text", "Your token")
+	field := waitElement(t, tree, app, a11y.Query{Role: "textbox"})
+	srv := llmtest.New(t,
+		reply(`click_element("your token", role="textbox")`+"\n"+`type_secret("github")`),
+		reply(`t = find_elements(role="textbox")[0].text
+print("read back:", t, t[::-1], "+".join([t[:9], t[9:]]))
+print("found:", [m.text for m in find_text("Zq8HVm")], [e.text for e in find_elements()])`),
+		reply(`press("enter")`+"\n"+`final_answer(t)`))
+	out, code := cli(t, "", "run", "--base-url", srv.URL, "--model", "m", "--x-display", d.Name, "--trace-dir", traces,
+		"--observe", "a11y,ocr", "--marks", "--json", "type the github token into the dialog")
+	if code != exitAnswered {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if code, printed := exitedApp(t, app); code != 0 || printed != canary {
+		t.Errorf("zenity exited %d printing %q: the secret was not typed", code, printed)
+	}
+	reqs := srv.Requests()
+	if got := reqs[2].Last("user").Text(); !strings.Contains(got, "read back: [secret:github] ]buhtig:terces[ [secret:g+ithub]") {
+		t.Errorf("the value read back is not its placeholder:\n%s", got)
+	}
+	noLeak(t, "the output", out)
+	checkRequests(t, reader, srv)
+	tr := onlyTrace(t, traces)
+	if n := checkFiles(t, reader, tr.Dir); n < 3 {
+		t.Errorf("the trace holds %d images", n)
+	}
+	// The field is painted over on the frame the model saw after typing.
+	step1 := tr.Steps[1].Observation
+	if step1 == nil || step1.ModelFrame == "" {
+		t.Fatalf("step 1 recorded no model frame: %+v", tr.Steps[1])
+	}
+	img := pngFrame(t, filepath.Join(tr.Dir, step1.ModelFrame))
+	c := field.Center().Add(image.Pt(-field.Bounds.Dx()/3, 0)) // off the pointer drawn at the centre
+	if got := color.RGBAModel.Convert(img.At(c.X, c.Y)).(color.RGBA); got != (color.RGBA{0x30, 0x30, 0x38, 0xff}) {
+		t.Errorf("the field at %v shows %v on the model's frame %s, not the mask", c, got, step1.ModelFrame)
+	}
+}
+
+// exitedApp waits for app to exit and returns its exit code and its first
+// line of output that is not a toolkit warning.
+func exitedApp(t *testing.T, app *xdisplay.App) (int, string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !app.Exited() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the app is still running: %s", app.Output())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	code := app.Cmd.ProcessState.ExitCode()
+	for _, l := range strings.Split(app.Output(), "\n") {
+		if l != "" && !strings.Contains(l, "Gtk-") && !strings.Contains(l, "GLib") && !strings.HasPrefix(l, "(zenity:") &&
+			!strings.Contains(l, "WARNING") && !strings.Contains(l, "dbind-") && !strings.Contains(l, "Warning:") {
+			return code, l
+		}
+	}
+	return code, ""
+}
