@@ -10,6 +10,7 @@ import (
 
 	"deskpilot/a11y"
 	"deskpilot/agent/llm/llmtest"
+	"deskpilot/internal/testapps"
 	"deskpilot/vision/xdisplay"
 )
 
@@ -82,4 +83,43 @@ func exitedApp(t *testing.T, app *xdisplay.App) (int, string) {
 		}
 	}
 	return code, ""
+}
+
+// clickReply clicks the centre of the form's widget name, read from the app
+// when the model is asked, then runs more code.
+func clickReply(t *testing.T, form *testapps.Form, name, more string) llmtest.Reply {
+	return llmtest.Reply{Func: func(llmtest.Request) string {
+		at, err := form.Click(name, image.Pt(1280, 800), image.Pt(1280, 800), "pixels")
+		if err != nil {
+			t.Error(err)
+			return "Thought: no widget.\n```python\nfinal_answer(\"no widget\")\n```"
+		}
+		return "Thought: go.\n```python\nclick(" + at + ")\n" + more + "\n```"
+	}}
+}
+
+// In an app without an accessibility tree (Tk), the words OCR reads that show
+// a secret just typed are masked from then on: no frame the model gets or the
+// trace keeps shows it, while the app got it (the form saved it).
+func TestSecretTypedWithoutATreeIsMasked(t *testing.T) {
+	traces := isolate(t)
+	d, form := privateDisplay(t, image.Pt(1280, 800))
+	reader := newReader(t)
+	t.Setenv("DESKPILOT_SECRET_PW", canary)
+	srv := llmtest.New(t,
+		clickReply(t, form, "name", `type_secret("pw")`),
+		reply(`screenshot()`+"\n"+`zoom(0, 0, 640, 400)`),
+		clickReply(t, form, "save", `final_answer("saved")`))
+	out, code := cli(t, "", "run", "--base-url", srv.URL, "--model", "m", "--x-display", d.Name, "--trace-dir", traces, "type the password and save")
+	if code != exitAnswered {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if name, _, err := form.Saved(); err != nil || name != canary {
+		t.Errorf("the form saved %q (%v): the secret was not typed", name, err)
+	}
+	noLeak(t, "the output", out)
+	checkRequests(t, reader, srv)
+	if n := checkFiles(t, reader, onlyTrace(t, traces).Dir); n < 4 {
+		t.Errorf("the trace holds %d images", n)
+	}
 }
