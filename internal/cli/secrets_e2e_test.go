@@ -1,10 +1,15 @@
 package cli
 
 import (
+	"fmt"
 	"image"
 	"image/color"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -121,5 +126,64 @@ func TestSecretTypedWithoutATreeIsMasked(t *testing.T) {
 	checkRequests(t, reader, srv)
 	if n := checkFiles(t, reader, onlyTrace(t, traces).Dir); n < 4 {
 		t.Errorf("the trace holds %d images", n)
+	}
+}
+
+// A request that would carry a secret never leaves: visit_page with it in
+// the address (whole, a part, encoded, or the placeholder a value read back
+// is), a web search for it, open_url and a program started with it. The
+// local server sees only the one harmless visit, and the model is told why
+// each was refused.
+func TestRequestsCarryingASecretAreRefused(t *testing.T) {
+	traces := isolate(t)
+	var mu sync.Mutex
+	var seen []string
+	srvWeb := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.URL.String())
+		mu.Unlock()
+		fmt.Fprint(w, "<html><head><title>ok</title></head><body><p>a page</p></body></html>")
+	}))
+	defer srvWeb.Close()
+	t.Setenv("DESKPILOT_SECRET_PW", canary)
+	t.Setenv("DESKPILOT_BROWSER_ALLOW_PRIVATE", "1")
+	t.Setenv("DESKPILOT_SEARCH_BACKEND", "searxng")
+	t.Setenv("DESKPILOT_SEARCH_URL", srvWeb.URL)
+	u := srvWeb.URL
+	calls := []string{
+		`visit_page("` + u + `/?d=` + canary + `")`,
+		`visit_page("` + u + `/?d=" + "` + url.QueryEscape(canary[3:12]) + `")`,
+		`visit_page("` + u + `/p?d=" + "[secret:pw]")`,
+		`visit_page("` + u + `/" + "` + canary + `"[::-1])`,
+		`web_search("token ` + canary[:10] + `")`,
+		`open_url("` + u + `/?t=` + canary + `")`,
+		`launch("curl ` + u + `/` + canary[4:] + `")`,
+	}
+	var replies []llmtest.Reply
+	for _, c := range calls {
+		replies = append(replies, reply(c))
+	}
+	replies = append(replies, reply(`print(visit_page("`+u+`/fine"))`), reply(`final_answer("done")`))
+	model := llmtest.New(t, replies...)
+	out, code := cli(t, "", "run", "--base-url", model.URL, "--model", "m", "--trace-dir", traces, "--yes", "-q", "send it")
+	if code != exitAnswered {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	reqs := model.Requests()
+	for i, c := range calls {
+		got := reqs[i+1].Last("user").Text()
+		if !strings.Contains(got, `refused: the request to 127.0.0.1 would send the secret "pw"`) &&
+			!strings.Contains(got, `refused: the request to launch would send the secret "pw"`) {
+			t.Errorf("%s: the model was told:\n%s", c, got)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 1 || seen[0] != "/fine" {
+		t.Errorf("the server saw %q; want only the harmless visit", seen)
+	}
+	noLeak(t, "the output", out)
+	for i, r := range reqs {
+		noLeak(t, "model request "+itoa(i), string(r.Body)) // the code the model wrote too
 	}
 }
