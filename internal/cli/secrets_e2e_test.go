@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -185,5 +186,73 @@ func TestRequestsCarryingASecretAreRefused(t *testing.T) {
 	noLeak(t, "the output", out)
 	for i, r := range reqs {
 		noLeak(t, "model request "+itoa(i), string(r.Body)) // the code the model wrote too
+	}
+}
+
+// Programs started by launch and open_url get an environment without the
+// credentials: neither the model's key (under any variable name the config
+// gives), nor DESKPILOT_SECRET_*, nor a variable named like a token, nor one
+// whose value is a secret; pass_env lets one through. Each program writes
+// its environment to a file.
+func TestLaunchedProgramsGetNoCredentials(t *testing.T) {
+	traces := isolate(t)
+	dir := t.TempDir()
+	dump := "#!/bin/sh\nenv > \"$1\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "dumpenv"), []byte(dump), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// open_url starts xdg-open: this one writes its environment.
+	opener := "#!/bin/sh\nenv > " + filepath.Join(dir, "opened.txt") + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "xdg-open"), []byte(opener), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+":"+os.Getenv("PATH"))
+	const key = "sk-live-launchtest-0123456789"
+	t.Setenv("CUSTOM_LLM", key)
+	t.Setenv("OPENAI_API_KEY", "sk-other-0123456789abcdef")
+	t.Setenv("DESKPILOT_SECRET_PW", canary)
+	t.Setenv("GITHUB_TOKEN", "ghp_0123456789abcdefghij")
+	t.Setenv("INNOCENT_NAME", canary)
+	t.Setenv("DEPLOY_TOKEN", "passed-on-purpose")
+	t.Setenv("DESKPILOT_PASS_ENV", "DEPLOY_TOKEN")
+	t.Setenv("DESKPILOT_TEST_KEEP", "kept")
+	launched := filepath.Join(dir, "launched.txt")
+	srv := llmtest.New(t,
+		reply(`launch("`+filepath.Join(dir, "dumpenv")+` `+launched+`")`),
+		reply(`open_url("https://93.184.215.14/page")`),
+		reply(`final_answer("done")`))
+	out, code := cli(t, "", "run", "--base-url", srv.URL, "--model", "m", "--api-key-env", "CUSTOM_LLM", "--trace-dir", traces,
+		"--yes", "-q", "start the programs")
+	if code != exitAnswered {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	for _, f := range []string{launched, filepath.Join(dir, "opened.txt")} {
+		env := waitFile(t, f)
+		for _, bad := range []string{key, "sk-other-", "DESKPILOT_SECRET_", "GITHUB_TOKEN", canary, "INNOCENT_NAME"} {
+			if strings.Contains(env, bad) {
+				t.Errorf("%s: the program's environment holds %q", filepath.Base(f), bad)
+			}
+		}
+		for _, want := range []string{"DEPLOY_TOKEN=passed-on-purpose", "DESKPILOT_TEST_KEEP=kept", "DISPLAY="} {
+			if !strings.Contains(env, want) {
+				t.Errorf("%s: the program's environment lacks %q", filepath.Base(f), want)
+			}
+		}
+	}
+}
+
+// waitFile waits until a program has written path and returns its content.
+func waitFile(t *testing.T, path string) string {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		data, err := os.ReadFile(path)
+		if err == nil && strings.Contains(string(data), "PATH=") {
+			return string(data)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s was not written: %v", path, err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
