@@ -336,7 +336,7 @@ func typeFits(c *Call, n int) error {
 	}
 	if most := int(left.Seconds() * TypeRate); n > most {
 		return fmt.Errorf("the text is %s characters long, and at %s characters a second this block's %s left "+
-			"allow %s: type it in parts, one type_text call per part, over several blocks (each has its own time limit)",
+			"allow %s: type it in parts, one type_text call per part, over several blocks (each starts with its full time)",
 			thousands(n), thousands(TypeRate), left.Round(100*time.Millisecond), thousands(most))
 	}
 	return nil
