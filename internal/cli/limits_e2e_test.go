@@ -75,3 +75,31 @@ print(len(back), back[4999]["name"], w)`),
 		t.Errorf("the block's output: %s", got)
 	}
 }
+
+// `traces script` writes recorded code with escape sequences in its strings
+// as escapes: `cat` of the script cannot hide a launch line, and the script
+// still holds the same text.
+func TestTracesScriptEscapesControls(t *testing.T) {
+	traces := isolate(t)
+	hide := "\x1b[1A\x1b[2K"
+	srv := llmtest.New(t,
+		reply(`msg = "ok`+hide+`"`+"\n"+`x = len(msg)  # `+hide),
+		reply(`final_answer("done")`))
+	if out, code := cli(t, "", "run", "--base-url", srv.URL, "--model", "m", "--trace-dir", traces, "-q", "type"); code != exitAnswered {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	star := filepath.Join(t.TempDir(), "run.star")
+	if out, code := cli(t, "", "traces", "script", onlyTrace(t, traces).Dir, "-o", star); code != 0 {
+		t.Fatalf("traces script: exit %d\n%s", code, out)
+	}
+	src, err := os.ReadFile(star)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsRune(string(src), 0x1b) {
+		t.Errorf("the script holds raw escape sequences:\n%q", src)
+	}
+	if !strings.Contains(string(src), `msg = "ok\x1b[1A\x1b[2K"`+"\n"+`x = len(msg)  # \x1b[1A\x1b[2K`) {
+		t.Errorf("script:\n%s", src)
+	}
+}
