@@ -3,7 +3,7 @@ package script
 import (
 	"errors"
 	"fmt"
-	"math/big"
+	"strconv"
 	"unicode/utf8"
 
 	"go.starlark.net/starlark"
@@ -219,4 +219,4 @@ func tooLarge(size, limit int64) error {
 }
 
 // mb writes n bytes in megabytes with one decimal.
-func mb(n int64) string { return new(big.Float).SetFloat64(float64(n)/(1<<20)).Text('f', 1) }
+func mb(n int64) string { return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) }
