@@ -57,27 +57,15 @@ func TraceKey() ([]byte, error) {
 	path := traceKeyFile()
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		key, err := makeTraceKey(path)
+		if !errors.Is(err, fs.ErrExist) {
+			return key, err
+		}
+		data, err = os.ReadFile(path) // another process made it meanwhile: read that one
+		if err != nil {
 			return nil, fmt.Errorf("trace key: %w", err)
 		}
-		key := make([]byte, 32)
-		if _, err := rand.Read(key); err != nil {
-			return nil, fmt.Errorf("trace key: %w", err)
-		}
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if err == nil {
-			_, err = f.WriteString(hex.EncodeToString(key) + "\n")
-			err = errors.Join(err, f.Close())
-			if err == nil {
-				return key, nil
-			}
-		}
-		if !errors.Is(err, fs.ErrExist) { // another process made it meanwhile: read that one
-			return nil, fmt.Errorf("trace key: %w", err)
-		}
-		data, err = os.ReadFile(path)
-	}
-	if err != nil {
+	} else if err != nil {
 		return nil, fmt.Errorf("trace key: %w", err)
 	}
 	if st, err := os.Stat(path); err == nil && runtime.GOOS != "windows" && st.Mode().Perm()&0o077 != 0 {
@@ -86,6 +74,27 @@ func TraceKey() ([]byte, error) {
 	key, err := hex.DecodeString(strings.TrimSpace(string(data)))
 	if err != nil || len(key) < 16 {
 		return nil, fmt.Errorf("trace key: %s is not a key", path)
+	}
+	return key, nil
+}
+
+// makeTraceKey writes a new key to path, which must not exist (else an error
+// wrapping fs.ErrExist).
+func makeTraceKey(path string) ([]byte, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("trace key: %w", err)
+	}
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, fmt.Errorf("trace key: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("trace key: %w", err)
+	}
+	_, err = f.WriteString(hex.EncodeToString(key) + "\n")
+	if err = errors.Join(err, f.Close()); err != nil {
+		return nil, fmt.Errorf("trace key: %w", err)
 	}
 	return key, nil
 }
