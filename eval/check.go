@@ -5,9 +5,10 @@ package eval
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
+
+	"deskpilot/eval/checks"
 )
 
 // verdict is the outcome of checking a task.
@@ -17,18 +18,30 @@ type verdict struct {
 }
 
 // evaluate runs an OSWorld evaluator after the agent's run, as OSWorld's
-// DesktopEnv.evaluate does: postconfig steps, then each metric on its result
-// and expected values. With several metrics, "and" stops at the first 0 and
-// otherwise averages; "or" stops at the first 1 and otherwise takes the best.
-// answer is the run's final answer, for the answer getter ("" = none).
+// DesktopEnv.evaluate does: postconfig steps; then, for an infeasible task, 1
+// when the agent declared it infeasible; a feasible task the agent declared
+// infeasible scores 0; otherwise each metric on its result and expected
+// values. With several metrics, "and" stops at the first 0 and otherwise
+// averages; "or" stops at the first 1 and otherwise takes the best. answer is
+// the run's final answer, for the answer getter ("" = none).
 func (b *box) evaluate(ctx context.Context, ev evaluator, answer string) (verdict, error) {
 	if err := b.runSteps(ctx, ev.post, "postconfig"); err != nil {
 		return verdict{}, err
 	}
+	env := b.checkEnv(answer)
+	if len(ev.funcs) == 1 && ev.funcs[0] == "infeasible" {
+		if env.Infeasible() {
+			return verdict{score: 1}, nil
+		}
+		return verdict{note: "infeasible: the agent did not declare the task infeasible"}, nil
+	}
+	if env.Infeasible() {
+		return verdict{note: "the agent declared a feasible task infeasible"}, nil
+	}
 	var scores []float64
 	var notes []string
 	for i, f := range ev.funcs {
-		v, err := b.metric(ctx, f, ev.result[i], ev.expected[i], ev.options[i], answer)
+		v, err := b.metric(ctx, env, f, ev.result[i], ev.expected[i], ev.options[i], answer)
 		if err != nil {
 			return verdict{}, fmt.Errorf("%s: %w", f, err)
 		}
@@ -59,57 +72,53 @@ func (b *box) evaluate(ctx context.Context, ev evaluator, answer string) (verdic
 	return v, nil
 }
 
-// metric gets one metric's values and applies it.
-func (b *box) metric(ctx context.Context, f string, r, e *getter, opts map[string]any, answer string) (verdict, error) {
-	spec, _ := metricFor(f)
-	result, err := b.get(ctx, r, answer)
+// metric gets one metric's values and applies it. As in OSWorld, an expected
+// getter that gives None calls the metric without an expected value.
+func (b *box) metric(ctx context.Context, env *checkEnv, f string, r, e *getter, opts map[string]any, answer string) (verdict, error) {
+	spec, ok := checks.Lookup(f)
+	if !ok {
+		return verdict{}, fmt.Errorf("no metric %q", f) // decodeEvaluator lets none through
+	}
+	result, err := b.get(ctx, env, r, answer)
 	if err != nil {
 		return verdict{}, fmt.Errorf("result: %w", err)
 	}
 	var expected any
 	if e != nil {
-		if expected, err = b.get(ctx, e, answer); err != nil {
+		if expected, err = b.get(ctx, env, e, answer); err != nil {
 			return verdict{}, fmt.Errorf("expected: %w", err)
 		}
 	}
-	score, note, err := spec.fn(result, expected, opts)
+	s, err := spec.Fn(ctx, checks.Call{Env: env, Result: result, Expected: expected, Options: opts})
 	if err != nil {
 		return verdict{}, err
 	}
-	return verdict{score, note}, nil
+	return verdict{s.Value, s.Note}, nil
 }
 
 // get runs a getter. Like OSWorld's, a command that cannot run and a missing
-// file give nil (None), which metrics score 0; only a cancelled ctx is an error.
-func (b *box) get(ctx context.Context, g *getter, answer string) (any, error) {
-	switch g.kind {
-	case "vm_command_line", "vm_command_error":
-		res, err := b.exec(ctx, g.cmd)
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if err != nil {
-			b.log.printf("[check] %s: %v (result None)\n", g.kind, err)
-			return nil, nil
-		}
-		if g.kind == "vm_command_error" {
-			return res.stderr, nil
-		}
-		return res.stdout, nil
-	case "vm_file":
-		p := b.path(g.path)
-		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
-			b.log.printf("[check] vm_file %s: missing (result None)\n", p)
-			return nil, nil
-		}
-		return p, nil
-	case "rule":
-		return g.rules, nil
-	case "answer":
+// file give nil (None), which metrics score 0; a getter that cannot work on
+// this machine, or a cancelled ctx, is an error.
+func (b *box) get(ctx context.Context, env *checkEnv, g *getter, answer string) (any, error) {
+	if g.kind == "answer" {
 		if answer == "" {
 			return nil, nil
 		}
 		return answer, nil
 	}
-	return nil, fmt.Errorf("unknown getter %q", g.kind) // decodeGetter lets none through
+	v, err := checks.Get(ctx, env, g.config())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", g.kind, err)
+	}
+	if v == nil {
+		b.log.printf("[check] %s: None\n", g.kind)
+	}
+	return v, nil
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -4,10 +4,10 @@ package eval
 
 import (
 	"bytes"
+	"deskpilot/eval/checks"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 )
 
 // decodeEvaluator reads an OSWorld evaluator: "func" (a metric name or a list),
@@ -30,7 +30,7 @@ func decodeEvaluator(raw json.RawMessage) (evaluator, error) {
 		list = true
 	}
 	for _, f := range ev.funcs {
-		if _, ok := metricFor(f); !ok {
+		if _, ok := checks.Lookup(f); !ok {
 			return ev, &UnsupportedError{What: "evaluator func", Name: f}
 		}
 	}
@@ -67,6 +67,9 @@ func decodeEvaluator(raw json.RawMessage) (evaluator, error) {
 // decodeMetric reads one metric's getters and options and checks they suit it.
 func decodeMetric(f string, result, expected, options json.RawMessage) (r, e *getter, opts map[string]any, err error) {
 	if isNull(result) {
+		if f == "infeasible" { // OSWorld reads no value for it
+			return &getter{kind: "rule", rules: map[string]any{"type": "rule", "rules": nil}}, nil, map[string]any{}, nil
+		}
 		return nil, nil, nil, fmt.Errorf("%s has no result getter", f)
 	}
 	if r, err = decodeGetter(result, "result getter"); err != nil {
@@ -83,8 +86,15 @@ func decodeMetric(f string, result, expected, options json.RawMessage) (r, e *ge
 			return nil, nil, nil, fmt.Errorf("options of %s must be a JSON object", f)
 		}
 	}
-	spec, _ := metricFor(f)
-	return r, e, opts, spec.validate(f, r, e, opts)
+	spec, _ := checks.Lookup(f)
+	var ecfg map[string]any
+	if e != nil {
+		ecfg = e.config()
+	}
+	if err := spec.Validate(r.config(), ecfg, opts); err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w", f, err)
+	}
+	return r, e, opts, nil
 }
 
 // perMetric returns one raw value per metric: raw itself for a single metric,
@@ -103,51 +113,52 @@ func perMetric(raw json.RawMessage, list bool, n int, what string) ([]json.RawMe
 	return items, nil
 }
 
-// decodeGetter reads a getter: {"type": ..., its parameters}.
+// decodeGetter reads a getter: {"type": ..., its parameters}. The whole
+// object, decoded with exact numbers, is kept in g.rules (config returns it)
+// for the getter of package checks that its type names; deskpilot's own
+// "answer" getter takes no parameters. Fields a getter does not read are
+// ignored, as OSWorld ignores them.
 func decodeGetter(raw json.RawMessage, what string) (*getter, error) {
-	var head struct {
-		Type string `json:"type"`
-	}
-	if err := json.Unmarshal(raw, &head); err != nil || head.Type == "" {
+	var cfg map[string]any
+	if err := decodeAny(raw, &cfg); err != nil || cfg == nil {
 		return nil, fmt.Errorf("%s must be an object with a \"type\"", what)
 	}
-	g := &getter{kind: head.Type}
-	switch g.kind {
-	case "vm_command_line", "vm_command_error":
-		m, err := object(raw, g.kind+" getter field", "type", "command", "shell")
-		if err != nil {
-			return nil, err
-		}
-		if g.cmd, err = decodeCommand(m, false); err != nil {
-			return nil, fmt.Errorf("%s: %w", g.kind, err)
-		}
-	case "vm_file":
-		m, err := object(raw, "vm_file getter field", "type", "path", "dest")
-		if err != nil {
-			return nil, err
-		}
-		if err := str(m["path"], &g.path); err != nil || g.path == "" {
-			return nil, errors.New("vm_file: path must be a non-empty string")
-		}
-	case "rule":
-		m, err := object(raw, "rule getter field", "type", "rules")
-		if err != nil {
-			return nil, err
-		}
-		if isNull(m["rules"]) {
-			return nil, errors.New("rule: no rules")
-		}
-		if err := decodeAny(m["rules"], &g.rules); err != nil {
-			return nil, fmt.Errorf("rule: %w", err)
-		}
-	case "answer":
+	kind, _ := cfg["type"].(string)
+	if kind == "" {
+		return nil, fmt.Errorf("%s must be an object with a \"type\"", what)
+	}
+	g := &getter{kind: kind, rules: cfg}
+	g.path, _ = cfg["path"].(string)
+	if kind == "answer" {
 		if _, err := object(raw, "answer getter field", "type"); err != nil {
 			return nil, err
 		}
-	default:
-		return nil, &UnsupportedError{What: "getter", Name: g.kind}
+		return g, nil
+	}
+	spec, ok := checks.LookupGetter(kind)
+	if !ok {
+		return nil, &UnsupportedError{What: "getter", Name: kind}
+	}
+	if _, ok := cfg["command"]; ok && (kind == "vm_command_line" || kind == "vm_command_error") {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return nil, err
+		}
+		var err error
+		if g.cmd, err = decodeCommand(m, false); err != nil {
+			return nil, fmt.Errorf("%s: %w", kind, err)
+		}
+	}
+	if err := spec.Validate(cfg); err != nil {
+		return nil, fmt.Errorf("%s: %w", kind, err)
 	}
 	return g, nil
+}
+
+// config is the getter's JSON object.
+func (g *getter) config() map[string]any {
+	cfg, _ := g.rules.(map[string]any)
+	return cfg
 }
 
 // decodeAny decodes JSON keeping numbers exact (json.Number).
@@ -155,30 +166,4 @@ func decodeAny(raw json.RawMessage, dst any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	return dec.Decode(dst)
-}
-
-// rulesObject returns a rule getter's rules as an object with the keys need.
-func rulesObject(f string, e *getter, need ...string) (map[string]any, error) {
-	if e == nil || e.kind != "rule" {
-		return nil, fmt.Errorf("%s needs an expected getter of type rule", f)
-	}
-	m, ok := e.rules.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("%s: rules must be a JSON object", f)
-	}
-	for _, k := range need {
-		if _, ok := m[k]; !ok {
-			return nil, fmt.Errorf("%s: rules need %q", f, k)
-		}
-	}
-	return m, nil
-}
-
-// stringList reports whether v is a JSON list of strings.
-func stringList(v any) bool {
-	l, ok := v.([]any)
-	if !ok {
-		return false
-	}
-	return !slices.ContainsFunc(l, func(x any) bool { _, ok := x.(string); return !ok })
 }

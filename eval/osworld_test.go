@@ -3,6 +3,7 @@
 package eval
 
 import (
+	"deskpilot/eval/checks"
 	"encoding/json"
 	"errors"
 	"os"
@@ -52,17 +53,18 @@ func TestOSWorldProblems(t *testing.T) {
 		{"compare_text_file with options", taskJSON(`[]`, `{"func": "compare_text_file",
 			"result": {"type": "vm_file", "path": "~/a", "dest": "a"}, "expected": {"type": "vm_file", "path": "g/a", "dest": "b"},
 			"options": {"ignore_blanks": true, "ignore_case": false}}`), "", ""},
-		{"unknown func", taskJSON(`[]`, `{"func": "compare_pdfs", "result": {"type": "answer"}}`), `unsupported evaluator func "compare_pdfs"`, ""},
-		{"infeasible", taskJSON(`[]`, `{"func": "infeasible"}`), `unsupported evaluator func "infeasible"`, ""},
-		{"unknown func in list", taskJSON(`[]`, `{"func": ["exact_match", "check_direct_json_object"], "result": [], "expected": []}`), `unsupported evaluator func "check_direct_json_object"`, ""},
-		{"unknown result getter", taskJSON(`[]`, `{"func": "exact_match", "result": {"type": "vm_terminal_output"}, "expected": {"type": "rule", "rules": {"expected": "x"}}}`), `unsupported getter "vm_terminal_output"`, ""},
-		{"unknown expected getter", taskJSON(`[]`, `{"func": "compare_text_file", "result": {"type": "vm_file", "path": "/a", "dest": "a"}, "expected": {"type": "cloud_file", "path": "https://x", "dest": "a"}}`), `unsupported getter "cloud_file"`, ""},
+		{"unknown func", taskJSON(`[]`, `{"func": "compare_holograms", "result": {"type": "answer"}}`), `unsupported evaluator func "compare_holograms"`, ""},
+		{"infeasible", taskJSON(`[]`, `{"func": "infeasible"}`), "", ""},
+		{"unknown func in list", taskJSON(`[]`, `{"func": ["exact_match", "check_holograms"], "result": [], "expected": []}`), `unsupported evaluator func "check_holograms"`, ""},
+		{"unknown result getter", taskJSON(`[]`, `{"func": "exact_match", "result": {"type": "vm_hologram"}, "expected": {"type": "rule", "rules": {"expected": "x"}}}`), `unsupported getter "vm_hologram"`, ""},
+		{"unknown expected getter", taskJSON(`[]`, `{"func": "compare_text_file", "result": {"type": "vm_file", "path": "/a", "dest": "a"}, "expected": {"type": "drive_hologram", "path": "https://x", "dest": "a"}}`), `unsupported getter "drive_hologram"`, ""},
 		{"unknown step", taskJSON(`[{"type": "download", "parameters": {"files": []}}]`, okEval), `unsupported config step "download"`, ""},
 		{"unknown postconfig step", taskJSON(`[]`, `{"func": "exact_match", "postconfig": [{"type": "activate_window", "parameters": {"window_name": "x"}}], "result": {"type": "answer"}, "expected": {"type": "rule", "rules": {"expected": "x"}}}`), `unsupported config step "activate_window"`, ""},
 		{"unknown evaluator field", taskJSON(`[]`, `{"func": "exact_match", "result": {"type": "answer"}, "expected": {"type": "rule", "rules": {"expected": "x"}}, "metric_weight": 2}`), `unsupported evaluator field "metric_weight"`, ""},
-		{"unknown getter field", taskJSON(`[]`, `{"func": "exact_match", "result": {"type": "vm_file", "path": "/a", "dest": "a", "multi": true}, "expected": {"type": "rule", "rules": {"expected": "x"}}}`), `unsupported vm_file getter field "multi"`, ""},
+		{"getter field OSWorld ignores", taskJSON(`[]`, `{"func": "exact_match", "result": {"type": "vm_file", "path": "/a", "dest": "a", "note": "x"}, "expected": {"type": "rule", "rules": {"expected": "x"}}}`), "", ""},
+		{"multi vm_file with one path", taskJSON(`[]`, `{"func": "exact_match", "result": {"type": "vm_file", "path": "/a", "dest": "a", "multi": true}, "expected": {"type": "rule", "rules": {"expected": "x"}}}`), "", "path: want a list of strings"},
 		{"unknown step parameter", taskJSON(`[{"type": "sleep", "parameters": {"seconds": 1, "jitter": 2}}]`, okEval), `unsupported sleep parameter "jitter"`, ""},
-		{"unknown option", taskJSON(`[]`, `{"func": "exact_match", "result": {"type": "answer"}, "expected": {"type": "rule", "rules": {"expected": "x"}}, "options": {"ignore_case": true}}`), `unsupported option of exact_match "ignore_case"`, ""},
+		{"unknown option", taskJSON(`[]`, `{"func": "exact_match", "result": {"type": "answer"}, "expected": {"type": "rule", "rules": {"expected": "x"}}, "options": {"ignore_case": true}}`), "", `unexpected keyword argument "ignore_case"`},
 		{"no id", `{"instruction": "x", "evaluator": {}}`, "", `"id" must be`},
 		{"id not a string", `{"id": 7, "instruction": "x", "evaluator": {}}`, "", `"id" must be`},
 		{"no instruction", `{"id": "t1", "evaluator": {}}`, "", `"instruction" must be`},
@@ -78,10 +80,10 @@ func TestOSWorldProblems(t *testing.T) {
 		{"no result", taskJSON(`[]`, `{"func": "exact_match", "expected": {"type": "rule", "rules": {"expected": "x"}}}`), "", "exact_match has no result getter"},
 		{"rules without expected", taskJSON(`[]`, `{"func": "exact_match", "result": {"type": "answer"}, "expected": {"type": "rule", "rules": {"want": "x"}}}`), "", `rules need "expected"`},
 		{"no expected getter", taskJSON(`[]`, `{"func": "is_in_list", "result": {"type": "answer"}}`), "", "needs an expected getter of type rule"},
-		{"include not a list", taskJSON(`[]`, `{"func": "check_include_exclude", "result": {"type": "answer"}, "expected": {"type": "rule", "rules": {"include": "x"}}}`), "", "rules.include must be a list of strings"},
-		{"compare_text_file with a rule", taskJSON(`[]`, `{"func": "compare_text_file", "result": {"type": "vm_file", "path": "/a", "dest": "a"}, "expected": {"type": "rule", "rules": {"expected": "x"}}}`), "", "needs vm_file result and expected getters"},
-		{"file_contains on the answer", taskJSON(`[]`, `{"func": "file_contains", "result": {"type": "answer"}, "expected": {"type": "rule", "rules": {"expected": ["x"]}}}`), "", "needs a vm_file result"},
-		{"option not a bool", taskJSON(`[]`, `{"func": "compare_text_file", "result": {"type": "vm_file", "path": "/a", "dest": "a"}, "expected": {"type": "vm_file", "path": "/b", "dest": "b"}, "options": {"ignore_case": "yes"}}`), "", "must be true or false"},
+		{"include not a list", taskJSON(`[]`, `{"func": "check_include_exclude", "result": {"type": "answer"}, "expected": {"type": "rule", "rules": {"include": "x"}}}`), "", "rules.include: want a list of strings"},
+		{"compare_text_file with a rule", taskJSON(`[]`, `{"func": "compare_text_file", "result": {"type": "vm_file", "path": "/a", "dest": "a"}, "expected": {"type": "rule", "rules": {"expected": "x"}}}`), "", "needs file getters"},
+		{"file_contains on the answer", taskJSON(`[]`, `{"func": "file_contains", "result": {"type": "answer"}, "expected": {"type": "rule", "rules": {"expected": ["x"]}}}`), "", "needs a file result"},
+		{"option not a bool", taskJSON(`[]`, `{"func": "compare_text_file", "result": {"type": "vm_file", "path": "/a", "dest": "a"}, "expected": {"type": "vm_file", "path": "/b", "dest": "b"}, "options": {"ignore_case": "yes"}}`), "", ""},
 		{"bad screen", `{"id": "t1", "instruction": "x", "deskpilot": {"screen": "big"}, "evaluator": ` + okEval + `}`, "", "want WxH"},
 		{"unknown own setting", `{"id": "t1", "instruction": "x", "deskpilot": {"gpu": true}, "evaluator": ` + okEval + `}`, `unsupported deskpilot field "gpu"`, ""},
 	}
@@ -245,7 +247,7 @@ func FuzzLoadOSWorld(f *testing.F) {
 			t.Fatalf("runnable task with an inconsistent evaluator: %+v", ev)
 		}
 		for i, f := range ev.funcs {
-			if _, ok := metricFor(f); !ok || ev.result[i] == nil || ev.options[i] == nil {
+			if _, ok := checks.Lookup(f); !ok || ev.result[i] == nil || ev.options[i] == nil {
 				t.Fatalf("metric %d (%s) not ready", i, f)
 			}
 		}

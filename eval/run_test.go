@@ -227,7 +227,7 @@ func TestRunnerFailures(t *testing.T) {
 func TestProblemTasksAreReported(t *testing.T) {
 	dir := t.TempDir()
 	for name, text := range map[string]string{
-		"a.json": `{"id": "pdf", "instruction": "x", "evaluator": {"func": "compare_pdfs", "result": {"type": "answer"}}}`,
+		"a.json": `{"id": "pdf", "instruction": "x", "evaluator": {"func": "compare_holograms", "result": {"type": "answer"}}}`,
 		"b.json": `{"id": "bad", "instruction": "x", "evaluator": {"func": "exact_match"}}`,
 	} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
@@ -246,7 +246,7 @@ func TestProblemTasksAreReported(t *testing.T) {
 		t.Error("the runner ran a task that cannot be checked")
 	}
 	if len(sum.Results) != 2 || sum.Passed != 0 ||
-		sum.Results[0].Error != `unsupported evaluator func "compare_pdfs"` || !strings.Contains(sum.Results[1].Error, "has no result getter") {
+		sum.Results[0].Error != `unsupported evaluator func "compare_holograms"` || !strings.Contains(sum.Results[1].Error, "has no result getter") {
 		t.Errorf("summary = %+v", sum)
 	}
 }

@@ -3,6 +3,7 @@
 package eval
 
 import (
+	"deskpilot/eval/checks"
 	"math"
 	"strings"
 )
@@ -27,7 +28,7 @@ import (
 // a truth of "1,000" is a two-element list (so "1000" is wrong), NaN equals
 // nothing, and a truth of "inf" accepts any answer that is not a number.
 func ScoreGAIA(answer, truth string) bool {
-	if t, ok := pyFloat(truth); ok {
+	if t, ok := checks.PyFloat(truth); ok {
 		return gaiaNumber(answer) == t
 	}
 	if !strings.ContainsAny(truth, ",;") {
@@ -38,7 +39,7 @@ func ScoreGAIA(answer, truth string) bool {
 		return false
 	}
 	for i, g := range gt {
-		if t, ok := pyFloat(g); ok {
+		if t, ok := checks.PyFloat(g); ok {
 			if gaiaNumber(ma[i]) != t {
 				return false
 			}
@@ -53,7 +54,7 @@ func ScoreGAIA(answer, truth string) bool {
 // +inf when that fails.
 func gaiaNumber(s string) float64 {
 	s = strings.NewReplacer("$", "", "%", "", ",", "").Replace(s)
-	if f, ok := pyFloat(s); ok {
+	if f, ok := checks.PyFloat(s); ok {
 		return f
 	}
 	return math.Inf(1)
@@ -79,12 +80,12 @@ const asciiPunct = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
 // then (with removePunct) ASCII punctuation removed.
 func gaiaNormalize(s string, removePunct bool) string {
 	s = strings.Map(func(r rune) rune {
-		if pyIsSpace(r) {
+		if checks.PyIsSpace(r) {
 			return -1
 		}
 		return r
 	}, s)
-	s = pyLower(s)
+	s = checks.PyLower(s)
 	if removePunct {
 		s = strings.Map(func(r rune) rune {
 			if r < 0x80 && strings.ContainsRune(asciiPunct, r) {
@@ -95,6 +96,3 @@ func gaiaNormalize(s string, removePunct bool) string {
 	}
 	return s
 }
-
-func inf(sign int) float64 { return math.Inf(sign) }
-func nan() float64         { return math.NaN() }

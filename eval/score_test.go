@@ -3,6 +3,7 @@
 package eval
 
 import (
+	"deskpilot/eval/checks"
 	"math"
 	"strconv"
 	"strings"
@@ -173,15 +174,15 @@ func TestPyFloat(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strconv.Quote(tt.in), func(t *testing.T) {
-			got, ok := pyFloat(tt.in)
+			got, ok := checks.PyFloat(tt.in)
 			if ok != tt.ok || (ok && (got != tt.want || math.Signbit(got) != math.Signbit(tt.want))) {
-				t.Errorf("pyFloat(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
+				t.Errorf("checks.PyFloat(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
 			}
 		})
 	}
 	t.Run("nan", func(t *testing.T) {
-		if got, ok := pyFloat(" -NaN "); !ok || !math.IsNaN(got) {
-			t.Errorf("pyFloat(-NaN) = %v, %v", got, ok)
+		if got, ok := checks.PyFloat(" -NaN "); !ok || !math.IsNaN(got) {
+			t.Errorf("checks.PyFloat(-NaN) = %v, %v", got, ok)
 		}
 	})
 }
@@ -200,8 +201,8 @@ func TestPyLower(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			if got := pyLower(tt.in); got != tt.want {
-				t.Errorf("pyLower(%q) = %q, want %q", tt.in, got, tt.want)
+			if got := checks.PyLower(tt.in); got != tt.want {
+				t.Errorf("checks.PyLower(%q) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
 	}
@@ -219,8 +220,8 @@ func FuzzScoreGAIA(f *testing.F) {
 		// A plain ASCII number is read as strconv reads it.
 		if s := strings.TrimSpace(truth); s != "" && !strings.ContainsAny(s, "_xXpPiInN") {
 			if want, err := strconv.ParseFloat(s, 64); err == nil {
-				if v, ok := pyFloat(s); !ok || v != want {
-					t.Fatalf("pyFloat(%q) = %v, %v; strconv says %v", s, v, ok, want)
+				if v, ok := checks.PyFloat(s); !ok || v != want {
+					t.Fatalf("checks.PyFloat(%q) = %v, %v; strconv says %v", s, v, ok, want)
 				}
 			}
 		}

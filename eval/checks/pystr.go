@@ -1,8 +1,7 @@
-//go:build linux
-
-package eval
+package checks
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"unicode"
@@ -23,21 +22,21 @@ import (
 //
 // Each was checked against CPython 3.11; eval's scorer tests pin the outcomes.
 
-// pyIsSpace reports whether Python's str.isspace (and so re's \s) holds for r.
-func pyIsSpace(r rune) bool {
+// PyIsSpace reports whether Python's str.isspace (and so re's \s) holds for r.
+func PyIsSpace(r rune) bool {
 	return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
 }
 
-// pyFloat parses s as Python's float(s) does; ok is false where Python raises
+// PyFloat parses s as Python's float(s) does; ok is false where Python raises
 // ValueError.
-func pyFloat(s string) (f float64, ok bool) {
+func PyFloat(s string) (f float64, ok bool) {
 	// Python first maps whitespace to ' ' and decimal digits to ASCII; any other
 	// non-ASCII character makes the string invalid.
 	var b strings.Builder
 	b.Grow(len(s))
 	for _, r := range s {
 		switch {
-		case pyIsSpace(r):
+		case PyIsSpace(r):
 			b.WriteByte(' ')
 		case r < 0x80:
 			b.WriteRune(r)
@@ -59,11 +58,11 @@ func pyFloat(s string) (f float64, ok bool) {
 	switch strings.ToLower(body) {
 	case "inf", "infinity":
 		if neg {
-			return inf(-1), true
+			return math.Inf(-1), true
 		}
-		return inf(1), true
+		return math.Inf(1), true
 	case "nan":
-		return nan(), true
+		return math.NaN(), true
 	}
 	clean, ok := pyFloatLiteral(body)
 	if !ok {
@@ -169,8 +168,8 @@ func digitValue(r rune) (int, bool) {
 	return 0, false
 }
 
-// pyLower is Python's str.lower.
-func pyLower(s string) string {
+// PyLower is Python's str.lower.
+func PyLower(s string) string {
 	rs := []rune(s)
 	var b strings.Builder
 	b.Grow(len(s))

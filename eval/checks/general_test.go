@@ -1,6 +1,4 @@
-//go:build linux
-
-package eval
+package checks
 
 import (
 	"encoding/json"
@@ -15,7 +13,7 @@ import (
 func rulesOf(t *testing.T, s string) any {
 	t.Helper()
 	var v any
-	if err := decodeAny(json.RawMessage(s), &v); err != nil {
+	if err := decodeJSON([]byte(s), &v); err != nil {
 		t.Fatal(err)
 	}
 	return v
@@ -67,11 +65,12 @@ func TestMetrics(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			spec, ok := metricFor(tt.metric)
+			spec, ok := Lookup(tt.metric)
 			if !ok {
 				t.Fatalf("no metric %s", tt.metric)
 			}
-			got, _, err := spec.fn(tt.result, rulesOf(t, tt.rules), nil)
+			s, err := spec.Fn(t.Context(), Call{Result: tt.result, Expected: rulesOf(t, tt.rules)})
+			got := s.Value
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Errorf("error = %v, want %q", err, tt.wantErr)
@@ -120,8 +119,9 @@ func TestTextFileMetrics(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			spec, _ := metricFor(tt.metric)
-			got, _, err := spec.fn(tt.result, tt.expected, tt.opts)
+			spec, _ := Lookup(tt.metric)
+			s, err := spec.Fn(t.Context(), Call{Result: tt.result, Expected: tt.expected, Options: tt.opts})
+			got := s.Value
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Errorf("error = %v, want %q", err, tt.wantErr)

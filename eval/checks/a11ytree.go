@@ -1,0 +1,78 @@
+package checks
+
+import (
+	"encoding/xml"
+	"fmt"
+	"strings"
+
+	"deskpilot/a11y"
+)
+
+// The namespaces of OSWorld's accessibility tree XML.
+const (
+	nsState     = "uri:deskat:state.at-spi.gnome.org"
+	nsComponent = "uri:deskat:component.at-spi.gnome.org"
+)
+
+// TreeXML renders elements of an AT-SPI walk (in tree order, with their
+// depths) as the XML OSWorld's server gives for the accessibility tree: one
+// element per accessible, tagged with its role ("push-button"), with name,
+// st:STATE="true" for each state, cp:screencoord and cp:size, and its text.
+// Object attributes (OSWorld's attr:*) are not read by the walk and are absent.
+func TreeXML(els []a11y.Element) string {
+	var b strings.Builder
+	b.WriteString(`<desktop-frame xmlns:st="` + nsState + `" xmlns:cp="` + nsComponent + `" name="main">`)
+	type open struct {
+		depth int
+		tag   string
+	}
+	var stack []open
+	for _, e := range els {
+		for len(stack) > 0 && stack[len(stack)-1].depth >= e.Depth {
+			b.WriteString("</" + stack[len(stack)-1].tag + ">")
+			stack = stack[:len(stack)-1]
+		}
+		tag := roleTag(e.Role)
+		fmt.Fprintf(&b, "<%s name=%s", tag, xmlAttr(e.Name))
+		for _, s := range e.States {
+			if roleTag(s) == s {
+				fmt.Fprintf(&b, ` st:%s="true"`, s)
+			}
+		}
+		r := e.Bounds
+		fmt.Fprintf(&b, ` cp:screencoord="(%d, %d)" cp:size="(%d, %d)">`, r.Min.X, r.Min.Y, r.Dx(), r.Dy())
+		_ = xml.EscapeText(&b, []byte(e.Text))
+		stack = append(stack, open{e.Depth, tag})
+	}
+	for i := len(stack) - 1; i >= 0; i-- {
+		b.WriteString("</" + stack[i].tag + ">")
+	}
+	b.WriteString("</desktop-frame>")
+	return b.String()
+}
+
+// roleTag is a role name as an XML tag: spaces as "-", anything but letters,
+// digits and "-" dropped ("unknown" when nothing is left).
+func roleTag(role string) string {
+	t := strings.Map(func(r rune) rune {
+		switch {
+		case r == ' ':
+			return '-'
+		case r == '-', r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			return r
+		}
+		return -1
+	}, role)
+	if t == "" || t[0] == '-' || (t[0] >= '0' && t[0] <= '9') {
+		return "unknown"
+	}
+	return t
+}
+
+func xmlAttr(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	_ = xml.EscapeText(&b, []byte(s))
+	b.WriteByte('"')
+	return b.String()
+}
