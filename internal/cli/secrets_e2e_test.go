@@ -256,3 +256,32 @@ func waitFile(t *testing.T, path string) string {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// A password field the tree shows is masked whatever is typed into it,
+// type_text too: the frames the model gets paint it over.
+func TestPasswordFieldsAreMasked(t *testing.T) {
+	traces := isolate(t)
+	d, tree := accessibleDisplay(t)
+	app := startApp(t, d, "zenity", "--password", "--title", "Unlock")
+	field := waitElement(t, tree, app, a11y.Query{Role: "password"})
+	srv := llmtest.New(t,
+		reply(fmt.Sprintf("click(%d, %d)\ntype_text(\"typed-by-the-model\")", field.Center().X, field.Center().Y)),
+		reply(`press("enter")`+"\n"+`final_answer("unlocked")`))
+	out, code := cli(t, "", "run", "--base-url", srv.URL, "--model", "m", "--x-display", d.Name, "--trace-dir", traces, "-q", "unlock")
+	if code != exitAnswered {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if _, printed := exitedApp(t, app); printed != "typed-by-the-model" {
+		t.Errorf("zenity got %q", printed)
+	}
+	tr := onlyTrace(t, traces)
+	step1 := tr.Steps[1].Observation
+	if step1 == nil || step1.ModelFrame == "" {
+		t.Fatalf("step 1 recorded no model frame")
+	}
+	img := pngFrame(t, filepath.Join(tr.Dir, step1.ModelFrame))
+	c := field.Center().Add(image.Pt(-field.Bounds.Dx()/3, 0))
+	if got := color.RGBAModel.Convert(img.At(c.X, c.Y)).(color.RGBA); got != (color.RGBA{0x30, 0x30, 0x38, 0xff}) {
+		t.Errorf("the password field at %v shows %v on the model's frame, not the mask", c, got)
+	}
+}
