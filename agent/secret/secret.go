@@ -195,18 +195,6 @@ func (r *Redactor) Text(s string) string {
 	return b.String()
 }
 
-// Strings returns a copy of ss with each element passed through Text.
-func (r *Redactor) Strings(ss []string) []string {
-	if ss == nil {
-		return nil
-	}
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = r.Text(s)
-	}
-	return out
-}
-
 func (r *Redactor) placeholder(i int) string {
 	if e := r.entries[i]; !e.key && e.name != "" {
 		return Placeholder(e.name)
