@@ -12,17 +12,42 @@ DEB_PKGS  := gcc pkg-config xvfb openbox xdotool x11-utils x11-xserver-utils xte
              python3 python3-tk imagemagick scrot python3-pil bc fonts-dejavu-core \
              fonts-noto-cjk xdg-utils at-spi2-core dbus-daemon dbus-x11 zenity python3-pyatspi \
              mousepad tesseract-ocr libtesseract-dev tesseract-ocr-eng gcc-mingw-w64-x86-64
+# Wayland: headless sway (wlroots; the pixman renderer, no GPU) and mutter
+# with pipewire + wireplumber for the wlroots, gnome and portal backends'
+# tests (vision/wldisplay), native apps to drive there (foot, zenity and
+# mousepad above), grim and wtype as the peers `make bench` measures against,
+# the PipeWire headers the gnome backend's frames compile against (the
+# library itself is loaded at run time), the portal and its GNOME
+# implementation, and the protocol XML that internal/wl's generated bindings
+# are checked against (libwayland-dev, wayland-protocols, the wlr protocols in
+# librust-wayland-protocols-dev, plasma-wayland-protocols).
+DEB_PKGS  += sway grim wtype foot wl-clipboard wayland-utils \
+             mutter pipewire pipewire-bin wireplumber libglib2.0-bin \
+             libpipewire-0.3-dev libspa-0.2-dev \
+             xdg-desktop-portal xdg-desktop-portal-gnome \
+             libwayland-dev wayland-protocols librust-wayland-protocols-dev plasma-wayland-protocols
 export CGO_ENABLED := 1
-# VERSION is what `deskpilot --version` reports: the git description, else "dev".
-VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-# LDFLAGS stamps the version into the binary; point -X at wherever the version
-# variable lives (today package main).
-LDFLAGS   ?= -X main.version=$(VERSION)
+# VERSION is what `deskpilot --version` reports and what the packages are called:
+# FyneApp.toml's Version, and for an untagged commit ~git<count>.<hash>
+# (packaging/version.sh). COMMIT and BUILD_DATE are stamped next to it; the date
+# is a day (SOURCE_DATE_EPOCH's, when set), so a rebuild with nothing changed
+# does not link again.
+VERSION    ?= $(shell packaging/version.sh 2>/dev/null || echo dev)
+COMMIT     ?= $(shell git rev-parse HEAD 2>/dev/null)
+BUILD_DATE ?= $(shell date -u $${SOURCE_DATE_EPOCH:+-d @$$SOURCE_DATE_EPOCH} +%Y-%m-%d)
+LDFLAGS    ?= -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.buildDate=$(BUILD_DATE)
 # The Windows build: cgo (robotgo) with the mingw-w64 cross compiler.
 BIN_WIN   := bin/deskpilot.exe
 WIN_ENV   := GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc
 
-.PHONY: all deps build build-windows dist run test test-short vet lint bench fmt clean
+.PHONY: node-deps all deps build build-wayland build-windows dist run test test-short vet lint bench fmt clean \
+        package package-deps test-package
+
+# Packaging (make package, make test-package): the Debian tools the artifacts are
+# made and checked with, where they go, and the .deb's Maintainer.
+PKG_DEB_PKGS := dpkg-dev lintian desktop-file-utils zip unzip binutils binutils-mingw-w64-x86-64 mmdebstrap patchelf
+DIST         ?= dist
+MAINTAINER   ?= deskpilot developers <deskpilot-developers@users.noreply.github.com>
 
 all: build
 
@@ -37,9 +62,15 @@ deps:
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 
-## build: compile bin/deskpilot
+## build: compile bin/deskpilot, naming each package as it compiles
 build: deps
-	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) .
+	@echo "building $(BIN) $(VERSION) (the first build compiles the GUI toolkit: a few minutes)"
+	@GO=$(GO) packaging/gobuild.sh $(BIN) -ldflags '$(LDFLAGS)'
+
+## build-wayland: compile bin/deskpilot-wayland, whose app window is a native
+## Wayland one (Fyne's GLFW chooses X11 or Wayland at build time)
+build-wayland: deps
+	$(GO) build -tags wayland -ldflags '$(LDFLAGS)' -o bin/deskpilot-wayland .
 
 ## build-windows: cross-compile bin/deskpilot.exe (windows/amd64, mingw-w64)
 build-windows: deps
@@ -54,9 +85,21 @@ dist: deps
 run: build
 	./$(BIN)
 
+## node-deps: the real MCP peers the tests drive deskpilot with (the official
+## TypeScript SDK client, the Inspector CLI, server-everything), from the
+## committed lock file; nothing when they are installed as locked
+NODE_DIR := test/node
+node-deps: $(NODE_DIR)/node_modules/.installed
+
+$(NODE_DIR)/node_modules/.installed: $(NODE_DIR)/package.json $(NODE_DIR)/package-lock.json
+	@command -v npm >/dev/null || { echo "installing: nodejs npm"; $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null; }
+	cd $(NODE_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
 ## test: set up, lint, build both release binaries (dist), and run every test
 ## with the race detector on private X displays
-test: deps lint dist
+test: deps node-deps lint dist
 	$(GO) test -race -count=1 -timeout 40m $(PKGS)
 
 vet:
@@ -83,9 +126,25 @@ bench: build
 	$(GO) test -run '^$$' -bench LongRun -benchtime 1x ./internal/cli/
 	bash scripts/bench-eval.sh 3
 	bash scripts/bench-peers.sh 30
+	bash scripts/bench-wayland.sh 30
+
+## package: the .deb, the tarball and the Windows zip of `make dist`'s binaries,
+## and their SHA256SUMS, under dist/ (packaging/package.sh)
+package: dist package-deps
+	@VERSION='$(VERSION)' COMMIT='$(COMMIT)' BUILD_DATE='$(BUILD_DATE)' BIN='$(BIN)' BIN_WIN='$(BIN_WIN)' \
+	  DIST='$(DIST)' MAINTAINER='$(MAINTAINER)' GO='$(GO)' packaging/package.sh
+
+package-deps:
+	@$(MAKE) --no-print-directory deps DEB_PKGS='$(PKG_DEB_PKGS)'
+
+## test-package: build the packages and check them: lintian, the desktop entry
+## on a private Xvfb, the tarball's install.sh, and the .deb installed with apt
+## into a clean Debian root (mmdebstrap) where it must run, then be removed
+test-package: package-deps
+	DESKPILOT_TEST_PACKAGE=1 $(GO) test -count=1 -timeout 40m -v ./packaging/...
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
 
 clean:
-	rm -rf bin
+	rm -rf bin $(DIST)

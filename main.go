@@ -13,13 +13,15 @@ import (
 	"deskpilot/internal/xconn"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// version, commit and buildDate are set at build time with -ldflags
+// "-X main.version=... -X main.commit=... -X main.buildDate=..." (the Makefile
+// does it); `deskpilot --version` prints them.
+var version, commit, buildDate = "dev", "", ""
 
 func main() {
 	// A sandbox child (the process the model's code runs in) serves its
 	// parent and exits here, before anything else starts.
 	script.ServeIfChild(dialect.ModuleSet)
 	xconn.Quiet()
-	os.Exit(cli.Main(os.Args[1:], version))
+	os.Exit(cli.MainBuild(os.Args[1:], cli.Build{Version: version, Commit: commit, Date: buildDate}))
 }

@@ -266,20 +266,18 @@ func (r *runState) doStep(ctx context.Context) (Finished, error) {
 	if err := r.maybePlan(ctx); err != nil {
 		return Finished{}, err
 	}
-	reply, err := r.complete(ctx, r.conv.request(), true)
+	parsed, perr, err := r.ask(ctx)
 	if err != nil {
 		return Finished{}, err
 	}
-	parsed, perr := r.dialect.Parse(reply)
+	r.disp.emit(CodeParsed{Step: r.step, Code: parsed.Code, Thought: parsed.Thought})
+	acks, refused := r.approve(ctx, &parsed)
 	code := parsed.Code
-	r.disp.emit(CodeParsed{Step: r.step, Code: code, Thought: parsed.Thought})
-	turn := parsed.Turn
-	if turn == "" {
-		turn = reply
-	}
-	r.conv.add("assistant", turn)
 	var res script.Result
 	var notes, hints []string
+	if refused != "" {
+		notes = append(notes, refused)
+	}
 	if r.cut != "" {
 		notes = append(notes, "Note: your reply was cut because "+r.cut+"; only what came before the cut was read. Keep replies short: a brief thought and one code block.")
 	}
@@ -305,43 +303,17 @@ func (r *runState) doStep(ctx context.Context) (Finished, error) {
 	if err != nil {
 		return Finished{}, err
 	}
-	r.conv.user(obs.text, obs.attached, obs.shot)
+	r.answer(parsed, obs, perr != nil || res.Err != nil || refused != "", acks)
 	if res.Final != nil {
 		return r.finished(Answered, res.Final.Value, ""), errStop
 	}
 	return Finished{}, nil
 }
 
-// complete calls the model, streaming deltas as events, and counts usage.
+// complete calls the model and returns the reply's text (agent/turns.go).
 func (r *runState) complete(ctx context.Context, msgs []llm.Message, stopAtObservation bool) (string, error) {
-	req := llm.Request{Messages: msgs, MaxTokens: r.cfg.MaxTokens}
-	if r.cfg.Temperature != 0 {
-		t := r.cfg.Temperature
-		req.Temperature = &t
-	}
-	if stopAtObservation {
-		req.Stop = r.dialect.Stop()
-	}
-	t0 := r.a.now()
-	step := r.step
-	req.OnRetry = func(rt llm.Retry) {
-		r.a.log().Info("model call retried", "step", step, "attempt", rt.Attempt, "delay", rt.Delay, "err", rt.Err)
-		if rt.Discard {
-			r.disp.emit(TextDelta{Step: step, Reset: true})
-		}
-	}
-	resp, err := r.a.Model.Complete(ctx, req, func(d string) {
-		r.disp.emit(TextDelta{Step: step, Text: d})
-	})
-	if err != nil {
-		return "", fmt.Errorf("model call: %w", err)
-	}
-	r.cut = resp.Cut
-	u := Usage{Input: resp.Usage.Input, Output: resp.Usage.Output}
-	r.usage.Input += u.Input
-	r.usage.Output += u.Output
-	r.disp.emit(ModelReplied{Step: step, Text: resp.Text, Usage: u, Duration: r.a.now().Sub(t0)})
-	return resp.Text, nil
+	resp, err := r.completeResponse(ctx, msgs, stopAtObservation)
+	return resp.Text, err
 }
 
 // maybePlan runs a planning call before steps 1, 1+N, 1+2N... when planning is on.

@@ -56,7 +56,12 @@ func (u *UI) startRun() {
 		u.beginRun(gen, task, cfg, follow, prev)
 		return
 	}
-	u.compactThen(true, func() { u.beginRun(gen, task, cfg, follow, prev) })
+	u.compactThen(true, func() {
+		u.beginRun(gen, task, cfg, follow, prev)
+		if u.deps.TakeoverNote != "" && u.compact {
+			u.st.showNote(u.deps.TakeoverNote)
+		}
+	})
 }
 
 // offerFollowUp shows the follow-up choice for the answered run recorded in

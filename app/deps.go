@@ -73,6 +73,10 @@ type Deps struct {
 	Console Console // runs console code; nil = console disabled
 	// TestConnection sends a tiny request with an image to the configured endpoint.
 	TestConnection func(ctx context.Context, cfg config.Config, apiKey string) error
+	// Calibrate shows labelled targets on the target display, asks the model
+	// to click each and returns the fit's summary (which coordinate
+	// convention lands, and the settings that read it); nil = not offered.
+	Calibrate func(ctx context.Context, cfg config.Config, apiKey string) (summary string, err error)
 	// ConfigPath is where settings are loaded from and saved to; "" = config.Path().
 	ConfigPath string
 	// Secrets is the OS keyring, or nil when there is none: then settings ask for the
@@ -85,4 +89,18 @@ type Deps struct {
 	// Environ lists the environment (for the DESKPILOT_SECRET_<NAME> names the
 	// settings show); nil = os.Environ.
 	Environ func() []string
+	// OwnInput, when set, is called (on the Fyne goroutine) whenever the person
+	// moves the pointer over deskpilot's window or presses a key in it, so that
+	// runs do not take that for a takeover where the desktop cannot tell
+	// (Wayland). It must be cheap.
+	OwnInput func()
+	// TakeoverNote, when not "", is shown in the strip as a run starts: the
+	// desktop cannot see the person take over (some Wayland compositors).
+	TakeoverNote string
+	// Hosts installs deskpilot in agent hosts' MCP settings (Settings, "Use
+	// deskpilot from another agent"); nil = the section says how from the CLI.
+	Hosts Hosts
+	// Sessions are MCP sessions of other processes, shown in the strip while
+	// a host drives; nil = none are shown.
+	Sessions Sessions
 }

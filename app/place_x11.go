@@ -21,8 +21,9 @@ import (
 // always in reach whatever the agent opens or raises; it moves to another
 // corner when it would cover the agent's last actions (and the pointer it left
 // there), the window the agent works in or a point it is about to click; the
-// full window returns where it was. Elsewhere (Wayland, other systems, the test driver) it does
-// nothing.
+// full window returns where it was. On sway (a native Wayland window, or an
+// Xwayland one) sway's IPC does the same (place_sway.go); elsewhere (other
+// Wayland compositors, other systems, the test driver) it does nothing.
 //
 // Its methods are called on the Fyne goroutine; the X requests run in order on
 // a goroutine of its own, so the UI never waits for the window manager.
@@ -32,6 +33,9 @@ type placer struct {
 	connErr error
 	ops     chan func(*xgb.Conn)
 	busy    atomic.Bool // a re-check is queued or running; further ones are skipped
+
+	// sway places the window where it is a Wayland window on sway (place_sway.go).
+	sway swayPlacer
 
 	// Used by the worker only.
 	saved  *image.Point // client position of the full window
@@ -51,7 +55,7 @@ type placer struct {
 func (p *placer) toStrip(win fyne.Window, size fyne.Size, keep []keepOut, must bool, placed func(placement)) bool {
 	id := x11Window(win)
 	if id == 0 {
-		return false
+		return p.sway.toStrip(win, size, keep, must, placed)
 	}
 	if !must && !p.busy.CompareAndSwap(false, true) {
 		return false
@@ -124,6 +128,7 @@ func slide(c *xgb.Conn, id xproto.Window, a, b image.Point) {
 func (p *placer) toFull(win fyne.Window) {
 	id := x11Window(win)
 	if id == 0 {
+		p.sway.toFull()
 		return
 	}
 	p.do(func(c *xgb.Conn) {

@@ -44,9 +44,10 @@ type settingsView struct {
 	coords                                 *widget.RadioGroup
 	maxSide, maxSteps, keep, plan, display *widget.Entry
 	keyNote, envNote, result               *widget.Label
-	testBtn, saveBtn                       *widget.Button
+	testBtn, saveBtn, calBtn               *widget.Button
 	testing                                *widget.Activity
 	secrets                                *secretsView
+	hosts                                  *hostsView
 }
 
 func newSettingsView(u *UI) *settingsView {
@@ -57,6 +58,7 @@ func newSettingsView(u *UI) *settingsView {
 	md.Wrapping = fyne.TextWrapWord
 	v.guidance = tinted(theme.ColorNamePrimary, container.NewPadded(container.NewVBox(v.guidanceHead, md)))
 	v.testBtn = widget.NewButtonWithIcon("Test connection", theme.MediaPlayIcon(), v.testConnection)
+	v.calBtn = widget.NewButtonWithIcon("Calibrate", theme.ZoomFitIcon(), v.calibrate)
 	v.saveBtn = widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), v.save)
 	v.saveBtn.Importance = widget.HighImportance
 	v.testing = widget.NewActivity()
@@ -67,12 +69,13 @@ func newSettingsView(u *UI) *settingsView {
 
 	model, agentForm := v.forms()
 	v.secrets = newSecretsView(u)
+	v.hosts = newHostsView(u)
 	strip := widget.NewCheck("Shrink the window to a small strip while a run is active", func(on bool) {
 		u.autoStrip = on
 		u.app.Preferences().SetBool(PrefCompactWhileRunning, on)
 	})
 	strip.SetChecked(u.autoStrip)
-	buttons := container.NewHBox(v.testBtn, container.NewStack(v.testing), layout.NewSpacer(), v.saveBtn)
+	buttons := container.NewHBox(v.testBtn, v.calBtn, container.NewStack(v.testing), layout.NewSpacer(), v.saveBtn)
 	path := widget.NewLabel("Saved to " + u.deps.ConfigPath + " — the command line reads the same file.")
 	path.Importance = widget.LowImportance
 	path.Wrapping = fyne.TextWrapWord
@@ -82,6 +85,8 @@ func newSettingsView(u *UI) *settingsView {
 		heading("Agent"), agentForm, v.envNote,
 		widget.NewSeparator(),
 		heading("Secrets"), v.secrets.content,
+		widget.NewSeparator(),
+		heading("Use deskpilot from another agent"), v.hosts.content,
 		widget.NewSeparator(),
 		heading("Window"), strip, path)
 	footer := container.NewVBox(widget.NewSeparator(), centered(container.NewVBox(buttons, v.result), 760))
@@ -311,21 +316,10 @@ func (v *settingsView) testConnection() {
 		v.showResult("Connection testing is not available in this build.", true)
 		return
 	}
-	s, err := v.form().apply(u.fileCfg)
-	if err == nil {
-		err = missingFields(s)
-	}
-	var c config.Config
-	if err == nil {
-		c, err = config.Resolve(s)
-	}
+	c, key, err := v.testable()
 	if err != nil {
 		v.showResult(err.Error(), true)
 		return
-	}
-	key := strings.TrimSpace(v.key.Text)
-	if key == "" {
-		key = u.apiKey(c)
 	}
 	v.testBtn.Disable()
 	v.testing.Show()
@@ -337,6 +331,27 @@ func (v *settingsView) testConnection() {
 		v.testing.Hide()
 		v.showResult(msg, !ok)
 	})
+}
+
+// testable resolves the form's settings for a test or a calibration, with
+// the key typed in the form or stored for them.
+func (v *settingsView) testable() (config.Config, string, error) {
+	s, err := v.form().apply(v.u.fileCfg)
+	if err == nil {
+		err = missingFields(s)
+	}
+	var c config.Config
+	if err == nil {
+		c, err = config.Resolve(s)
+	}
+	if err != nil {
+		return c, "", err
+	}
+	key := strings.TrimSpace(v.key.Text)
+	if key == "" {
+		key = v.u.apiKey(c)
+	}
+	return c, key, nil
 }
 
 // testConnection sends a tiny request with an image to c's endpoint in the

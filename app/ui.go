@@ -50,9 +50,10 @@ const (
 // UI is the deskpilot desktop app. Its methods must be called on the Fyne
 // goroutine, except the hooks it hands to runs, which are safe from any goroutine.
 type UI struct {
-	app  fyne.App
-	win  fyne.Window
-	deps Deps
+	app    fyne.App
+	win    fyne.Window
+	deps   Deps
+	sensor *inputSensor // under the content when deps.OwnInput is set
 
 	// followTrace is the trace of the last answered run, which the next task
 	// may follow up (runView.follow); "" when there is none.
@@ -76,6 +77,7 @@ type UI struct {
 	cv *consoleView
 	tv *tracesView
 	st *strip
+	rs *remoteStrip // an MCP host driving from another process (mcp.go)
 
 	// The current run; gen tells events of an old run from the current one.
 	run        Run
@@ -119,7 +121,7 @@ func newUI(a fyne.App, d Deps, do func(func()), now func() time.Time, tick time.
 	u.win = a.NewWindow(Title)
 	u.win.SetIcon(icon())
 	u.build()
-	u.win.SetContent(u.tabs)
+	u.setContent(u.tabs)
 	u.win.Resize(fyne.NewSize(fullWidth, fullHeight))
 	u.bigSize = fyne.NewSize(fullWidth, fullHeight)
 	if !u.configured() {
@@ -146,6 +148,7 @@ func (u *UI) Window() fyne.Window { return u.win }
 // run) and runs the Fyne event loop until the window closes.
 func (u *UI) Run() {
 	u.win.Show()
+	u.watchRemote()
 	if u.tabs.Selected() == u.runTab {
 		u.win.Canvas().Focus(u.rv.task)
 	}
@@ -158,6 +161,7 @@ func (u *UI) build() {
 	u.cv = newConsoleView(u)
 	u.tv = newTracesView(u)
 	u.st = newStrip(u)
+	u.rs = newRemoteStrip(u)
 	u.runTab = container.NewTabItemWithIcon("Run", theme.MediaPlayIcon(), u.rv.content)
 	u.runsTab = container.NewTabItemWithIcon("Runs", theme.HistoryIcon(), u.tv.content)
 	u.consoleTab = container.NewTabItemWithIcon("Console", theme.ComputerIcon(), u.cv.content)

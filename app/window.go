@@ -42,7 +42,7 @@ func (u *UI) compactThen(on bool, then func()) {
 			u.st.setPrompt(p)
 		}
 		u.st.refresh()
-		u.win.SetContent(u.st.content)
+		u.setContent(u.st.content)
 		size := u.stripSize()
 		u.win.Resize(size)
 		if !u.place.toStrip(u.win, size, u.keepOut(), true, func(placement) { u.do(then) }) {
@@ -59,7 +59,7 @@ func (u *UI) compactThen(on bool, then func()) {
 	// Resize first: setting the bigger content first makes the driver queue a grow
 	// to the content's minimum size, which would land after (and undo) the resize.
 	u.win.Resize(size)
-	u.win.SetContent(u.tabs)
+	u.setContent(u.tabs)
 	u.place.toFull(u.win)
 	switch p := u.firstPrompt(); {
 	case p != nil:

@@ -28,6 +28,14 @@ const (
 	opWait                  // wait(seconds)
 	opFinish                // final_answer(text)
 	opAsk                   // print(ask_user(text))
+	opMouseDown             // press the left button at at (paired with opMouseUp into a drag)
+	opMouseUp               // release it at at: drag(down point, at)
+	opZoom                  // zoom(at, to): the region between two corners, full resolution
+	opCursor                // print the pointer position
+	opHold                  // hold(combo, secs)
+	opNote                  // print(text): what the model wants remembered
+	opVisit                 // print(visit_page(text))
+	opSearch                // print(web_search(text))
 )
 
 // step is one action of a reply. A nil at means "where the mouse is".
@@ -38,7 +46,7 @@ type step struct {
 	combo  string  // opKey, opKeyDown, opKeyUp: canonical combo or key
 	dir    string  // opScroll: up, down, left, right
 	amount int     // opScroll: wheel clicks, 1..maxScroll
-	secs   float64 // opWait
+	secs   float64 // opWait, opHold
 }
 
 // maxScroll is the most wheel clicks one scroll builtin call takes.
@@ -51,7 +59,8 @@ const hereVar = "here"
 // builtins plus Starlark's print and fail.
 func builtins() []string {
 	return []string{"click", "double_click", "right_click", "move", "drag", "scroll", "type_text",
-		"press", "hold", "wait", "final_answer", "ask_user", "cursor_position", "print", "fail"}
+		"press", "hold", "wait", "final_answer", "ask_user", "cursor_position", "print", "fail",
+		"zoom", "visit_page", "web_search"}
 }
 
 // compile turns steps into the Starlark program that carries them out. The
@@ -68,6 +77,9 @@ func compile(steps []step) (string, error) {
 			break // final_answer ends the block; later actions never run
 		}
 	}
+	if c.down != nil {
+		return "", fmt.Errorf("the mouse button is pressed and never released in this reply: release it in the same reply (or drag from one point to another)")
+	}
 	c.flush()
 	if c.p.String() == "" {
 		return "", fmt.Errorf("the actions do nothing (empty text, or a scroll of 0)")
@@ -80,6 +92,7 @@ type compiler struct {
 	pos  *vision.ModelPoint // the pointer's position after the steps so far; nil = unknown
 	here bool               // the program has read cursor_position() into hereVar
 	held heldKeys
+	down []any // where the left button went down (opMouseDown), as call arguments; nil = up
 }
 
 // point returns the arguments naming s.at, or the pointer's position.
@@ -109,6 +122,16 @@ func (c *compiler) moved(at *vision.ModelPoint) {
 func (c *compiler) step(s step) error {
 	if err := c.checkHeld(s); err != nil {
 		return err
+	}
+	if c.down != nil && s.op != opMove && s.op != opMouseUp && s.op != opWait {
+		return fmt.Errorf("only moves may come between pressing the mouse button and releasing it")
+	}
+	if c.down != nil && s.op == opMove {
+		c.moved(s.at) // the drag goes on: only its end point counts
+		return nil
+	}
+	if c.down != nil && s.op == opWait {
+		return nil
 	}
 	switch s.op {
 	case opClick, opDoubleClick, opRightClick, opMiddleClick, opTripleClick, opMove:
@@ -157,6 +180,32 @@ func (c *compiler) step(s step) error {
 			break
 		}
 		c.p.call("wait", s.secs)
+	case opMouseDown:
+		if c.down != nil {
+			return fmt.Errorf("the mouse button is already down")
+		}
+		c.down = c.point(s.at)
+		c.moved(s.at)
+	case opMouseUp:
+		if c.down == nil {
+			return fmt.Errorf("the mouse button is released without being pressed in this reply")
+		}
+		to := c.point(s.at)
+		c.p.call("drag", append(c.down, to...)...)
+		c.down = nil
+		c.moved(s.at)
+	case opZoom:
+		c.p.call("zoom", s.at.X, s.at.Y, s.to.X, s.to.Y)
+	case opCursor:
+		c.p.call("print", "The mouse pointer is at", expr("cursor_position()"))
+	case opHold:
+		c.p.call("hold", s.combo, s.secs)
+	case opNote:
+		c.p.call("print", "Noted: "+s.text)
+	case opVisit:
+		c.p.call("print", expr("visit_page("+quote(s.text)+")"))
+	case opSearch:
+		c.p.call("print", expr("web_search("+quote(s.text)+")"))
 	case opFinish:
 		c.flush()
 		c.p.call("final_answer", s.text)
@@ -182,7 +231,7 @@ func (c *compiler) checkHeld(s step) error {
 		return nil
 	}
 	switch s.op {
-	case opKey, opKeyDown, opKeyUp, opWait, opFinish, opAsk:
+	case opKey, opKeyDown, opKeyUp, opWait, opFinish, opAsk, opCursor, opNote:
 		return nil
 	}
 	return fmt.Errorf("holding %s during a mouse action or typing is not supported; release it first, or use a key combination such as hotkey(key='ctrl a')",

@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strings"
 
+	"deskpilot/agent/convo"
 	"deskpilot/vision"
 )
 
@@ -70,6 +71,18 @@ type Reply struct {
 	// Turn is the reply as kept in the conversation history (e.g. a code block the
 	// reply was cut off in, closed). "" means the reply as it came.
 	Turn string
+
+	// Calls are the reply's tool calls (a Caller's): the history keeps them
+	// in the assistant turn, and the next user turn answers each one, also
+	// when the reply could not be read.
+	Calls []convo.ToolCall
+	// Checks are the vendor's safety checks on the calls: the person
+	// approves them before Code runs, and approved ones are acknowledged in
+	// the results.
+	Checks []convo.SafetyCheck
+	// Refused is why the vendor refused the actions itself (Gemini's
+	// "blocked"): Code is "" and the results say so.
+	Refused string
 }
 
 // FormatError is a reply the dialect cannot read. Help goes back to the model.
@@ -90,7 +103,8 @@ func all() []Dialect {
 
 // allWith lists every dialect with the given options.
 func allWith(o Options) []Dialect {
-	return []Dialect{Code{}, uitars15(), uitars10(), doubao(), qwen25(), qwen3(), PyAutoGUI{Coords: o.PyAutoGUICoords}}
+	return []Dialect{Code{}, uitars15(), uitars10(), doubao(), qwen25(), qwen3(), PyAutoGUI{Coords: o.PyAutoGUICoords},
+		OpenAIComputer{Model: o.Model}, AnthropicComputer{Model: o.Model}, GeminiComputer{}, Holo3{}, newOpenCUA(o.OpenCUA), Fara{}}
 }
 
 // Options are per-run dialect settings beyond the name. The zero value is
@@ -101,6 +115,21 @@ type Options struct {
 	// the screenshot), "smart" (OpenCUA-7B/32B: pixels of the smart-resized
 	// screenshot) or "unit" (Aguvis, OpenCUA-Qwen2: fractions 0..1).
 	PyAutoGUICoords string
+	// Model is the model's name: the vendor tools pick their tool version
+	// and image limits by it (computer_20251124 and 2576 px for Claude Opus
+	// 4.7, computer_use_preview for computer-use-preview).
+	Model string
+	// OpenCUA is the opencua dialect's coordinate space, as
+	// PyAutoGUICoords ("" = "unit", 0..1; "smart" for OpenCUA-7B/32B).
+	OpenCUA string
+}
+
+// OpenCUACoords is the opencua dialect's coordinate space, defaulted.
+func (o Options) OpenCUACoords() string {
+	if o.OpenCUA == "" {
+		return PyAutoGUIUnit
+	}
+	return o.OpenCUA
 }
 
 // New returns the named dialect ("" = Default) with the given options. An

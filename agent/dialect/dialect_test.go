@@ -11,7 +11,8 @@ import (
 )
 
 func TestNamesAndByName(t *testing.T) {
-	want := []string{"code", "doubao", "pyautogui", "qwen2.5", "qwen3", "uitars-1.0", "uitars-1.5"}
+	want := []string{"code", "anthropic-computer", "doubao", "fara", "gemini-computer", "holo3", "openai-computer", "opencua",
+		"pyautogui", "qwen2.5", "qwen3", "uitars-1.0", "uitars-1.5"}
 	if got := Names(); !slices.Equal(got, want) {
 		t.Errorf("Names() = %q, want %q", got, want)
 	}

@@ -36,17 +36,35 @@ type Grounder interface {
 // ErrNoPoint is a grounder reply that holds no point (errors.Is).
 var ErrNoPoint = errors.New("the grounder's reply has no point")
 
-// GroundingPrompt implements Grounder with UI-TARS's grounding prompt.
+// GroundingPrompt implements Grounder with UI-TARS's own grounding prompt,
+// verbatim (prompts/grounder-*.tmpl name their source commits): UI-TARS
+// 1.0's one-liner, UI-TARS-1.5's GROUNDING, Doubao's GROUNDING_DOUBAO.
 func (u UITARS) GroundingPrompt(description string, _ Space) (system, user string) {
-	if u.name == "uitars-1.0" {
-		return "", "Output only the coordinate of one point in your response. What element matches the following task: " + description
+	name := "grounder-uitars-1.5.tmpl"
+	switch {
+	case u.name == "uitars-1.0":
+		name = "grounder-uitars-1.0.tmpl"
+	case u.mode == vision.CoordNorm1000:
+		name = "grounder-doubao.tmpl"
 	}
-	click := "click(start_box='<|box_start|>(x1,y1)<|box_end|>')"
-	if u.mode == vision.CoordNorm1000 {
-		click = "click(point='<point>x1 y1</point>')"
+	return "", grounderText(name, groundingData{Description: description})
+}
+
+// groundingData is what a grounder template shows.
+type groundingData struct {
+	Description   string
+	Width, Height int    // the image sent, pixels
+	Schema        string // Holo's answer schema
+}
+
+// grounderText renders a grounder template; a template that does not
+// render (a build defect the tests catch) gives the description alone.
+func grounderText(name string, d groundingData) string {
+	s, err := render(name, d)
+	if err != nil {
+		return d.Description
 	}
-	return "", "You are a GUI agent. You are given a task and a screenshot; answer with the one action that does it.\n\n" +
-		"## Output Format\n\nAction: ...\n\n\n## Action Space\n" + click + "\n\n## User Instruction\n" + description
+	return s
 }
 
 // ParsePoint implements Grounder: the first action's point, or a bare point.
@@ -90,8 +108,9 @@ type pointGrounder struct {
 	factor int // smart_resize factor; 0 = the run's downscale (ScaledSize)
 	min    int
 	max    int
-	system string
-	user   func(description string, img image.Point) string
+	system string // template of the system message ("" = none)
+	user   string // template of the user text ("" = deskpilot's own point prompt)
+	schema string // Holo's schema, shown by its template
 }
 
 func (g pointGrounder) Name() string { return g.name }
@@ -104,11 +123,20 @@ func (g pointGrounder) Space(display image.Point, maxSide int) Space {
 }
 
 func (g pointGrounder) GroundingPrompt(description string, space Space) (system, user string) {
-	sys := g.system
-	if strings.Contains(sys, "%") {
-		sys = fmt.Sprintf(sys, space.Image.Y, space.Image.X)
+	d := groundingData{Description: description, Width: space.Image.X, Height: space.Image.Y, Schema: g.schema}
+	if g.system != "" {
+		system = grounderText(g.system, d)
 	}
-	return sys, g.user(description, space.Image)
+	switch g.user {
+	case "":
+		user = fmt.Sprintf("Where is this element on the %dx%d screenshot: %s\n"+
+			"Answer with only its center point (x, y), in pixels from the top-left corner.", space.Image.X, space.Image.Y, description)
+	case "-":
+		user = description
+	default:
+		user = grounderText(g.user, d)
+	}
+	return system, user
 }
 
 func (g pointGrounder) ParsePoint(reply string, _ Space) (vision.ModelPoint, error) {
@@ -122,33 +150,16 @@ const holoSchema = `{'description': 'Click at absolute coordinates.', 'propertie
 // holo2Schema is Holo2's ClickCoordinates, normalised to 0..1000.
 const holo2Schema = `{'properties': {'x': {'description': 'The x coordinate, normalized between 0 and 1000.', 'maximum': 1000, 'minimum': 0, 'title': 'X', 'type': 'integer'}, 'y': {'description': 'The y coordinate, normalized between 0 and 1000.', 'maximum': 1000, 'minimum': 0, 'title': 'Y', 'type': 'integer'}}, 'required': ['x', 'y'], 'title': 'ClickCoordinates', 'type': 'object'}`
 
-// pointGrounders are the point-only grounders, by name.
+// pointGrounders are the point-only grounders, by name. Their prompts are
+// the families' own, verbatim (prompts/grounder-*.tmpl name the source
+// commits); "point" is deskpilot's for any model that answers (x, y).
 func pointGrounders() []pointGrounder {
-	holo := func(schema string) func(string, image.Point) string {
-		return func(d string, _ image.Point) string {
-			return "Localize an element on the GUI image according to the provided target and output a click position.\n" +
-				" * You must output a valid JSON following the format: " + schema + "\n Your target is:\n" + d
-		}
-	}
 	return []pointGrounder{
-		{name: "gta1", mode: vision.CoordPixelsFloor, factor: 28, min: 3136, max: 4096 * 2160,
-			system: "You locate user-interface elements. Given a screenshot and the description of one element, give its coordinates as one (x,y) point. " +
-				"The image resolution is height %d and width %d. For an element with an area, give its center point.\n\n" +
-				"Output the coordinate pair exactly:\n(x,y)",
-			user: func(d string, _ image.Point) string { return d }},
-		{name: "holo1.5", mode: vision.CoordPixelsFloor, factor: 28, min: 3136, max: 1003520, user: holo(holoSchema)},
-		{name: "holo2", mode: vision.CoordNorm1000, factor: qwen3Factor, min: qwen3Min, max: qwen3Max, user: holo(holo2Schema)},
-		{name: "ui-venus", mode: vision.CoordNorm1000, factor: qwen25Factor, min: qwen25Min, max: qwen25Max,
-			user: func(d string, _ image.Point) string {
-				return "Output the center point of the position corresponding to the following instruction: \n" + d +
-					". \n\nThe output should just be the coordinates of a point, in the format [x,y]. " +
-					"Additionally, if the task is infeasible (e.g., the task is not related to the image), the output should be [-1,-1]."
-			}},
-		{name: "point", mode: vision.CoordPixels,
-			user: func(d string, img image.Point) string {
-				return fmt.Sprintf("Where is this element on the %dx%d screenshot: %s\n"+
-					"Answer with only its center point (x, y), in pixels from the top-left corner.", img.X, img.Y, d)
-			}},
+		{name: "gta1", mode: vision.CoordPixelsFloor, factor: 28, min: 3136, max: 4096 * 2160, system: "grounder-gta1.tmpl", user: "-"},
+		{name: "holo1.5", mode: vision.CoordPixelsFloor, factor: 28, min: 3136, max: 1003520, user: "grounder-holo.tmpl", schema: holoSchema},
+		{name: "holo2", mode: vision.CoordNorm1000, factor: qwen3Factor, min: qwen3Min, max: qwen3Max, user: "grounder-holo.tmpl", schema: holo2Schema},
+		{name: "ui-venus", mode: vision.CoordNorm1000, factor: qwen25Factor, min: qwen25Min, max: qwen25Max, user: "grounder-ui-venus.tmpl"},
+		{name: "point", mode: vision.CoordPixels},
 	}
 }
 

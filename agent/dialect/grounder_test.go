@@ -3,6 +3,7 @@ package dialect
 import (
 	"errors"
 	"image"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -86,5 +87,47 @@ func TestGrounderNames(t *testing.T) {
 	g, _ := GrounderByName("gta1")
 	if sys, _ := g.GroundingPrompt("x", g.Space(fullHD, 0)); !strings.Contains(sys, "height 1092 and width 1932") {
 		t.Errorf("GTA1 system prompt lacks the resized resolution: %q", sys)
+	}
+}
+
+// The grounders' prompts are their families' own, verbatim, and each
+// template names the commit it was taken from.
+func TestGrounderPromptsVerbatim(t *testing.T) {
+	commit := regexp.MustCompile(`@[0-9a-f]{40}`)
+	entries, err := promptFS.ReadDir("prompts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), "grounder-") {
+			continue
+		}
+		n++
+		data, _ := promptFS.ReadFile("prompts/" + e.Name())
+		first, _, _ := strings.Cut(string(data), "\n")
+		if !strings.HasPrefix(first, "{{- /* Verbatim") || !commit.MatchString(first) {
+			t.Errorf("%s does not name its source commit: %q", e.Name(), first)
+		}
+	}
+	if n != 6 {
+		t.Errorf("%d grounder templates, want 6", n)
+	}
+	g, _ := GrounderByName("gta1")
+	sys, user := g.GroundingPrompt("the OK button", Space{Image: image.Pt(1932, 1092)})
+	if want := "You are an expert UI element locator. Given a GUI image and a user's element description, provide the coordinates of the specified element as a single (x,y) point. The image resolution is height 1092 and width 1932. For elements with area, return the center point.\n\nOutput the coordinate pair exactly:\n(x,y)"; sys != want || user != "the OK button" {
+		t.Errorf("gta1 = %q, %q", sys, user)
+	}
+	g, _ = GrounderByName("uitars-1.5")
+	if _, user := g.GroundingPrompt("the OK button", Space{}); user != "You are a GUI agent. You are given a task and your action history, with screenshots. You need to perform the next action to complete the task. \n\n## Output Format\n\nAction: ...\n\n\n## Action Space\nclick(start_box='<|box_start|>(x1,y1)<|box_end|>')\n\n## User Instruction\nthe OK button" {
+		t.Errorf("uitars-1.5 = %q", user)
+	}
+	g, _ = GrounderByName("uitars-1.0")
+	if _, user := g.GroundingPrompt("the OK button", Space{}); user != "Output only the coordinate of one point in your response. What element matches the following task: the OK button" {
+		t.Errorf("uitars-1.0 = %q", user)
+	}
+	g, _ = GrounderByName("holo2")
+	if _, user := g.GroundingPrompt("the OK button", Space{}); !strings.HasPrefix(user, "Localize an element on the GUI image according to the provided target and output a click position.\n * You must output a valid JSON following the format: {'properties': {'x':") || !strings.HasSuffix(user, "\n Your target is:\nthe OK button") {
+		t.Errorf("holo2 = %q", user)
 	}
 }

@@ -21,8 +21,12 @@ func modelFamilies() []modelFamily {
 		{re: re(`doubao|seed-?1\.[56]`), dialect: "doubao"},
 		{re: re(`ui-?tars-?1\.5`), dialect: "uitars-1.5"},
 		{re: re(`ui-?tars`), dialect: "uitars-1.0"},
-		{re: re(`opencua-?(qwen2|a3b)`), dialect: "pyautogui", opts: Options{PyAutoGUICoords: PyAutoGUIUnit}},
-		{re: re(`opencua`), dialect: "pyautogui", opts: Options{PyAutoGUICoords: PyAutoGUISmart}},
+		{re: re(`opencua-?(7b|32b)`), dialect: "opencua", opts: Options{OpenCUA: PyAutoGUISmart}},
+		{re: re(`opencua`), dialect: "opencua", opts: Options{OpenCUA: PyAutoGUIUnit}},
+		{re: re(`gemini-.*computer-use`), dialect: "gemini-computer"},
+		{re: re(`^computer-use-preview`), dialect: "openai-computer"},
+		{re: re(`holo-?3`), dialect: "holo3"},
+		{re: re(`fara`), dialect: "fara"},
 		{re: re(`aguvis`), dialect: "pyautogui", opts: Options{PyAutoGUICoords: PyAutoGUIUnit}},
 		{re: re(`gta-?1`), grounder: "gta1"},
 		{re: re(`holo-?1\.5|holo1(\b|-)`), grounder: "holo1.5"},
@@ -66,16 +70,19 @@ func family(model string) (modelFamily, bool) {
 // (case-insensitive, with or without an org prefix or quantisation suffix):
 // ui-tars-1.5-7b -> "uitars-1.5", UI-TARS-7B-DPO -> "uitars-1.0",
 // doubao-1.5-ui-tars -> "doubao", Qwen/Qwen2.5-VL-72B-Instruct -> "qwen2.5",
-// qwen3-vl-8b -> "qwen3", opencua-7b and aguvis -> "pyautogui" (see
-// OptionsForModel). "" when no family matches: the caller uses Default.
+// qwen3-vl-8b -> "qwen3", opencua-7b -> "opencua", aguvis -> "pyautogui"
+// (see OptionsForModel), holo3.1-35b-a3b -> "holo3", fara-7b -> "fara",
+// computer-use-preview -> "openai-computer",
+// gemini-2.5-computer-use-preview -> "gemini-computer". "" when no family
+// matches: the caller uses Default.
 func ForModel(model string) string {
 	f, _ := family(model)
 	return f.dialect
 }
 
-// OptionsForModel returns the dialect options a model name implies: OpenCUA's
-// smart-resized pixels, Aguvis's and OpenCUA-Qwen2's 0..1 fractions. The zero
-// Options otherwise.
+// OptionsForModel returns the dialect options a model name implies:
+// OpenCUA-7B/32B's smart-resized pixels, Aguvis's and the other OpenCUA
+// models' 0..1 fractions. The zero Options otherwise.
 func OptionsForModel(model string) Options {
 	f, _ := family(model)
 	return f.opts

@@ -20,10 +20,18 @@ func TestForModel(t *testing.T) {
 		{"Qwen/Qwen3-VL-8B-Instruct-FP8", "qwen3", "", "qwen3"},
 		{"qwen3-vl:30b-a3b", "qwen3", "", "qwen3"},
 		{"qwen/qwen3-vl-235b-a22b-thinking", "qwen3", "", "qwen3"},
-		{"xlangai/OpenCUA-7B", "pyautogui", "smart", ""},
-		{"opencua-32b", "pyautogui", "smart", ""},
-		{"OpenCUA-Qwen2-7B", "pyautogui", "unit", ""},
+		{"xlangai/OpenCUA-7B", "opencua", "smart", ""},
+		{"opencua-32b", "opencua", "smart", ""},
+		{"OpenCUA-Qwen2-7B", "opencua", "unit", ""},
+		{"xlangai/OpenCUA-A3B", "opencua", "unit", ""},
 		{"xlangai/Aguvis-7B-720P", "pyautogui", "unit", ""},
+		{"Hcompany/Holo3-35B-A3B", "holo3", "", ""},
+		{"holo3-1-35b-a3b", "holo3", "", ""},
+		{"Hcompany/Holo-3.1-35B-A3B", "holo3", "", ""},
+		{"microsoft/Fara-7B", "fara", "", ""},
+		{"computer-use-preview", "openai-computer", "", ""},
+		{"gemini-2.5-computer-use-preview-10-2025", "gemini-computer", "", ""},
+		{"claude-opus-4-7", "", "", ""},
 		{"Salesforce/GTA1-7B-2507", "", "", "gta1"},
 		{"Hcompany/Holo1.5-7B", "", "", "holo1.5"},
 		{"Hcompany/Holo2-8B", "", "", "holo2"},
@@ -37,7 +45,8 @@ func TestForModel(t *testing.T) {
 			if got := ForModel(c.model); got != c.dialect {
 				t.Errorf("ForModel = %q, want %q", got, c.dialect)
 			}
-			if got := OptionsForModel(c.model).PyAutoGUICoords; got != c.coords {
+			o := OptionsForModel(c.model)
+			if got := o.PyAutoGUICoords + o.OpenCUA; got != c.coords {
 				t.Errorf("OptionsForModel = %q, want %q", got, c.coords)
 			}
 			if got := GrounderForModel(c.model); got != c.grounder {

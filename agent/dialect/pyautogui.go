@@ -39,7 +39,51 @@ import (
 type PyAutoGUI struct {
 	// Coords is "", "pixels", "smart" or "unit"; "" is "pixels".
 	Coords string
+	// cua is the opencua dialect: OpenCUA's prompt and history whatever
+	// the coordinates.
+	cua bool
 }
+
+// opencua reports whether g speaks OpenCUA's format.
+func (g PyAutoGUI) opencua() bool { return g.cua || g.Coords == PyAutoGUISmart }
+
+// name is the dialect's name, for format errors.
+func (g PyAutoGUI) name() string {
+	if g.cua {
+		return "opencua"
+	}
+	return "pyautogui"
+}
+
+// OpenCUA is OpenCUA's own dialect ("opencua"): the reply is
+//
+//	## Thought:
+//	...
+//	## Action:
+//	...
+//	## Code:
+//	```python
+//	pyautogui.click(x=0.4927, y=0.3125)
+//	```
+//
+// with pyautogui code and OpenCUA's computer.triple_click, computer.wait
+// and computer.terminate, run as the pyautogui dialect runs it. Coords is
+// "unit" (the default: fractions 0..1 of the screen, OpenCUA-Qwen2-7B,
+// OpenCUA-A3B and later) or "smart" (OpenCUA-7B and -32B: pixels of the
+// smart-resized screenshot). The screenshot comes first in each user turn
+// with the task repeated, three kept. Get one with ByName or New.
+type OpenCUA struct{ PyAutoGUI }
+
+// newOpenCUA is the opencua dialect in coords ("" = unit).
+func newOpenCUA(coords string) OpenCUA {
+	if coords == "" {
+		coords = PyAutoGUIUnit
+	}
+	return OpenCUA{PyAutoGUI{Coords: coords, cua: true}}
+}
+
+// Name implements Dialect.
+func (OpenCUA) Name() string { return "opencua" }
 
 // PyAutoGUI coordinate options.
 const (
@@ -81,7 +125,7 @@ func (g PyAutoGUI) SystemPrompt(p Prompt) (string, error) {
 		Prompt
 		Unit bool
 	}{p, g.Coords == PyAutoGUIUnit}
-	if g.Coords == PyAutoGUISmart {
+	if g.opencua() {
 		return render("opencua.tmpl", data)
 	}
 	return render("pyautogui.tmpl", data)
@@ -91,7 +135,7 @@ func (g PyAutoGUI) SystemPrompt(p Prompt) (string, error) {
 // with every screenshot and keeps three; OpenCUA puts the screenshot first
 // and repeats the task, three kept.
 func (g PyAutoGUI) History() History {
-	return History{KeepImages: 3, ImageFirst: g.Coords == PyAutoGUISmart}
+	return History{KeepImages: 3, ImageFirst: g.opencua()}
 }
 
 // FirstTurn implements Historian.
@@ -105,7 +149,7 @@ func (g PyAutoGUI) Observation(o Outcome) string {
 	if t := terseObservation(o); t != "" {
 		b.WriteString(t + "\n\n")
 	}
-	if g.Coords == PyAutoGUISmart {
+	if g.opencua() {
 		b.WriteString("# Task Instruction:\n" + o.Task + "\n\nGive the next step for the screenshot and the task (your earlier steps are above).")
 		return b.String()
 	}
@@ -259,5 +303,5 @@ func (g PyAutoGUI) formatError(reply, reason string) *FormatError {
 		"scroll, hscroll, write, typewrite, press, hotkey, keyDown, keyUp, sleep) and time.sleep. "+
 		"The code runs as Starlark, a Python dialect: no imports besides pyautogui and time, no f-strings, no try/except, no classes. "+
 		"Reply ```WAIT``` to wait, ```DONE``` when the task is done, ```FAIL``` when it cannot be done.", reason, x, y)
-	return &FormatError{Dialect: "pyautogui", Reason: reason, Help: help}
+	return &FormatError{Dialect: g.name(), Reason: reason, Help: help}
 }

@@ -3,7 +3,6 @@ package llm
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,9 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/ssestream"
 )
 
 // Limits on what one attempt buffers.
@@ -28,12 +25,13 @@ const (
 type sentFeatures struct {
 	streamOptions bool // stream_options.include_usage was in the request
 	maxTokens     bool // the reply limit went out as max_tokens
+	schema        bool // response_format went out
 	delivered     bool // at least one delta reached onDelta
 }
 
-// attempt makes one HTTP exchange.
+// attempt makes one HTTP exchange through the provider's transport.
 func (c *Client) attempt(ctx context.Context, r Request, onDelta func(string)) (Response, sentFeatures, error) {
-	params, sent := c.params(r)
+	var sent sentFeatures
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	wd := newWatchdog(c.cfg.Timeout, cancel)
@@ -43,97 +41,15 @@ func (c *Client) attempt(ctx context.Context, r Request, onDelta func(string)) (
 	// A raw body (SSE framing, JSON escapes) is several times its text; past
 	// this, the server is not sending a reply but a flood.
 	ex := &exchange{wd: wd, streaming: !c.cfg.NoStream, maxBody: 8*int64(c.cfg.MaxReplyBytes) + 1<<20}
-	mw := option.WithMiddleware(ex.middleware)
-
-	var res Response
-	var err error
-	if c.cfg.NoStream {
-		res, err = c.single(actx, params, mw)
-		if err == nil && res.Text != "" {
-			onDelta(res.Text)
-		}
-	} else {
-		res, err = c.stream(actx, params, onDelta, &sent, ex, mw)
+	res, err := c.tr.send(actx, r, onDelta, ex, &sent)
+	if res.Cut == "" && ctx.Err() == nil && errors.Is(context.Cause(actx), errReplyTime) {
+		// The reply streamed for too long: what came is kept, cut.
+		res.Cut, res.Finish, err = fmt.Sprintf("the reply took longer than %s", c.cfg.MaxReplyTime), "length", nil
 	}
 	if err != nil {
 		err = c.classify(ctx, actx, ex, err)
 	}
 	return res, sent, err
-}
-
-// params translates r into openai-go's request parameters.
-func (c *Client) params(r Request) (openai.ChatCompletionNewParams, sentFeatures) {
-	var sent sentFeatures
-	p := openai.ChatCompletionNewParams{Model: c.cfg.Model, Messages: messages(r.Messages)}
-	if r.Temperature != nil {
-		p.Temperature = openai.Float(*r.Temperature)
-	}
-	if r.MaxTokens > 0 {
-		if c.completionLimit.Load() {
-			p.MaxCompletionTokens = openai.Int(int64(r.MaxTokens))
-		} else {
-			p.MaxTokens = openai.Int(int64(r.MaxTokens))
-			sent.maxTokens = true
-		}
-	}
-	if len(r.Stop) > 0 {
-		p.Stop = openai.ChatCompletionNewParamsStopUnion{OfStringArray: r.Stop}
-	}
-	if !c.cfg.NoStream && !c.noStreamOptions.Load() {
-		p.StreamOptions = openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}
-		sent.streamOptions = true
-	}
-	return p, sent
-}
-
-// messages converts validated messages. Text-only messages go out with a plain
-// string as content, which every server accepts; user messages with images (or
-// several parts) go out as an array of parts.
-func messages(ms []Message) []openai.ChatCompletionMessageParamUnion {
-	out := make([]openai.ChatCompletionMessageParamUnion, 0, len(ms))
-	for _, m := range ms {
-		if m.Role != "user" || onlyText(m.Parts) && len(m.Parts) == 1 {
-			text := joinText(m.Parts)
-			switch m.Role {
-			case "system":
-				out = append(out, openai.SystemMessage(text))
-			case "assistant":
-				out = append(out, openai.AssistantMessage(text))
-			default:
-				out = append(out, openai.UserMessage(text))
-			}
-			continue
-		}
-		parts := make([]openai.ChatCompletionContentPartUnionParam, 0, len(m.Parts))
-		for _, p := range m.Parts {
-			if p.IsImage() {
-				parts = append(parts, openai.ImageContentPart(
-					openai.ChatCompletionContentPartImageImageURLParam{URL: p.url(), Detail: "auto"}))
-			} else {
-				parts = append(parts, openai.TextContentPart(p.Text))
-			}
-		}
-		out = append(out, openai.UserMessage(parts))
-	}
-	return out
-}
-
-func onlyText(ps []Part) bool {
-	for _, p := range ps {
-		if p.IsImage() {
-			return false
-		}
-	}
-	return true
-}
-
-// joinText joins the text parts of a system or assistant message with newlines.
-func joinText(ps []Part) string {
-	texts := make([]string, 0, len(ps))
-	for _, p := range ps {
-		texts = append(texts, p.Text)
-	}
-	return strings.Join(texts, "\n")
 }
 
 // validate checks a request before anything is sent.
@@ -149,6 +65,9 @@ func validate(r Request) error {
 		}
 		if len(m.Parts) == 0 {
 			return fmt.Errorf("message %d (%s): no parts", i, m.Role)
+		}
+		if err := validateTurns(i, m); err != nil {
+			return err
 		}
 		for j, p := range m.Parts {
 			switch {
@@ -170,103 +89,6 @@ func validImageURL(s string) bool {
 	return strings.HasPrefix(s, "data:image/") || strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://")
 }
 
-// single makes a non-streaming request.
-func (c *Client) single(ctx context.Context, p openai.ChatCompletionNewParams, mw option.RequestOption) (Response, error) {
-	cc, err := c.chat.New(ctx, p, mw)
-	if err != nil {
-		return Response{}, err
-	}
-	res, err := fromCompletion(cc)
-	c.capText(&res)
-	return res, err
-}
-
-// capText cuts a whole reply's text at MaxReplyBytes.
-func (c *Client) capText(res *Response) {
-	if len(res.Text) > c.cfg.MaxReplyBytes {
-		res.Text = cutUTF8(res.Text, c.cfg.MaxReplyBytes)
-		res.Cut, res.Finish = fmt.Sprintf("the reply was longer than %d bytes", c.cfg.MaxReplyBytes), "length"
-	}
-}
-
-// fromCompletion reads a whole (non-streamed) completion.
-func fromCompletion(cc *openai.ChatCompletion) (Response, error) {
-	res := Response{Usage: Usage{Input: int(cc.Usage.PromptTokens), Output: int(cc.Usage.CompletionTokens)}}
-	for _, ch := range cc.Choices {
-		if ch.Index == 0 {
-			res.Text = ch.Message.Content
-			res.Finish = ch.FinishReason
-			return res, nil
-		}
-	}
-	return res, &ProtocolError{Msg: "reply has no choices"}
-}
-
-// stream makes a streaming request, forwarding each content delta of choice 0. The
-// text is accumulated here rather than with openai.ChatCompletionAccumulator, which
-// rejects chunks whose id changes mid-stream, as some local servers' ids do.
-func (c *Client) stream(ctx context.Context, p openai.ChatCompletionNewParams, onDelta func(string),
-	sent *sentFeatures, ex *exchange, mw option.RequestOption) (Response, error) {
-	s := c.chat.NewStreaming(ctx, p, mw)
-	defer s.Close()
-	var res Response
-	var text strings.Builder
-	chunks := 0
-	limit := c.cfg.MaxReplyBytes
-	for res.Cut == "" && s.Next() {
-		ch := s.Current()
-		chunks++
-		if ch.JSON.Usage.Valid() {
-			res.Usage = Usage{Input: int(ch.Usage.PromptTokens), Output: int(ch.Usage.CompletionTokens)}
-		}
-		for _, choice := range ch.Choices {
-			if choice.Index != 0 {
-				continue
-			}
-			if d := choice.Delta.Content; d != "" {
-				if text.Len()+len(d) > limit {
-					d = cutUTF8(d, limit-text.Len())
-					res.Cut = fmt.Sprintf("the reply was longer than %d bytes", limit)
-				}
-				text.WriteString(d)
-				sent.delivered = true
-				onDelta(d)
-			}
-			if choice.FinishReason != "" {
-				res.Finish = choice.FinishReason
-			}
-		}
-	}
-	res.Text = text.String()
-	if res.Cut == "" && errors.Is(context.Cause(ctx), errReplyTime) {
-		res.Cut = fmt.Sprintf("the reply took longer than %s", c.cfg.MaxReplyTime)
-	}
-	if res.Cut != "" {
-		res.Finish = "length"
-		return res, nil
-	}
-	if err := s.Err(); err != nil {
-		return res, err
-	}
-	if chunks == 0 && ex.json != nil {
-		// The server ignored stream:true and sent one JSON completion.
-		var cc openai.ChatCompletion
-		if err := json.Unmarshal(ex.json.Bytes(), &cc); err != nil {
-			return res, &ProtocolError{Msg: "reply is not valid JSON", Err: err}
-		}
-		res, err := fromCompletion(&cc)
-		c.capText(&res)
-		if err == nil && res.Text != "" {
-			onDelta(res.Text)
-		}
-		return res, err
-	}
-	if res.Finish == "" {
-		return res, &cutError{delivered: text.Len()}
-	}
-	return res, nil
-}
-
 // classify turns what went wrong in one attempt into the error the caller sees.
 func (c *Client) classify(ctx, actx context.Context, ex *exchange, err error) error {
 	if ctx.Err() != nil {
@@ -279,9 +101,8 @@ func (c *Client) classify(ctx, actx context.Context, ex *exchange, err error) er
 	if ex.status >= 400 {
 		return c.apiError(ex.status, ex.header, ex.errBody)
 	}
-	var se *ssestream.StreamError
-	if errors.As(err, &se) {
-		e := c.apiError(0, nil, se.Event.Data)
+	if data, ok := c.tr.streamError(err); ok {
+		e := c.apiError(0, nil, data)
 		e.InStream = true
 		return e
 	}
@@ -303,7 +124,7 @@ func (c *Client) classify(ctx, actx context.Context, ex *exchange, err error) er
 		return fmt.Errorf("send request: %w", err) // failed before any response
 	}
 	// The response body arrived intact, so the failure is in what it said.
-	return &ProtocolError{Msg: "reply is not a valid chat completion", Err: err}
+	return &ProtocolError{Msg: "reply is not a valid " + c.tr.kind(), Err: err}
 }
 
 // exchange records what one HTTP attempt returned. It is filled by the middleware and

@@ -135,7 +135,7 @@ func retryable(err error) bool {
 	switch {
 	case errors.As(err, &apiErr):
 		return apiErr.temporary()
-	case errors.As(err, &te), errors.As(err, &pe), errors.As(err, new(*ConnectError)),
+	case errors.As(err, &te), errors.As(err, &pe), errors.As(err, new(*ConnectError)), errors.As(err, new(*requestError)),
 		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return false
 	}
@@ -150,6 +150,9 @@ func (c *Client) apiError(status int, h http.Header, body []byte) *APIError {
 	e.Code = strings.Trim(string(code), `"`)
 	if n, err := strconv.Atoi(e.Code); err == nil && status == 0 && n >= 100 && n < 600 {
 		e.Status = n
+	}
+	if e.Status == 0 {
+		e.Status = anthropicStatus(e.Type) // Anthropic's error events name a type, not a code
 	}
 	e.Message = c.redact(e.Message)
 	e.Code = c.redact(e.Code)

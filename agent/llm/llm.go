@@ -50,6 +50,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"deskpilot/agent/convo"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 )
@@ -71,24 +72,43 @@ const (
 	DefaultMaxReplyTime = 15 * time.Minute
 )
 
-// Part is one piece of a message: exactly one of Text, ImageURL or Image is set. ImageURL is
-// a data URL ("data:image/png;base64,...") or an http(s) URL; images are sent as
-// image_url parts with detail "auto".
-type Part struct {
-	Text     string
-	ImageURL string
-	// Image is an encoded image (PNG, JPEG or WebP) of media type ImageMIME,
-	// sent as a data URL. A history holds screenshots this way, once, as
-	// bytes: the base64 data URL exists only while a request is built.
-	Image     []byte
-	ImageMIME string
-}
+// The conversation's data lives in agent/convo; these names are the same
+// types.
+type (
+	// Part is one piece of a message (convo.Part).
+	Part = convo.Part
+	// Message is one turn of the conversation (convo.Message).
+	Message = convo.Message
+	// Request is one model call (convo.Request).
+	Request = convo.Request
+	// Retry describes a failed attempt that Complete is about to repeat (convo.Retry).
+	Retry = convo.Retry
+	// Usage counts the tokens of one call (convo.Usage).
+	Usage = convo.Usage
+	// Response is the outcome of a successful call (convo.Response).
+	Response = convo.Response
+	// ToolCall is one call the model made to a declared tool (convo.ToolCall).
+	ToolCall = convo.ToolCall
+	// SafetyCheck is a vendor's warning on a tool call (convo.SafetyCheck).
+	SafetyCheck = convo.SafetyCheck
+	// ToolResult answers one ToolCall (convo.ToolResult).
+	ToolResult = convo.ToolResult
+	// ComputerTool declares a vendor's computer-use tool (convo.ComputerTool).
+	ComputerTool = convo.ComputerTool
+	// JSONSchema asks for structured output (convo.JSONSchema).
+	JSONSchema = convo.JSONSchema
+)
 
-// IsImage reports whether p holds an image, by URL or by bytes.
-func (p Part) IsImage() bool { return p.ImageURL != "" || p.Image != nil }
+// The providers (see convo).
+const (
+	ProviderChat      = convo.ProviderChat
+	ProviderResponses = convo.ProviderResponses
+	ProviderAnthropic = convo.ProviderAnthropic
+	ProviderGemini    = convo.ProviderGemini
+)
 
 // url is p's image as sent: ImageURL, or a data URL of Image.
-func (p Part) url() string {
+func partURL(p Part) string {
 	if p.ImageURL != "" {
 		return p.ImageURL
 	}
@@ -103,77 +123,11 @@ func (p Part) url() string {
 	return b.String()
 }
 
-// Message is one turn of the conversation. Role is "system", "user" or "assistant";
-// only user messages may hold images. Parts are sent in order.
-type Message struct {
-	Role  string
-	Parts []Part
-}
-
-// Request is one model call.
-type Request struct {
-	Messages    []Message
-	Stop        []string // stop sequences; none when empty
-	Temperature *float64 // sampling temperature; nil leaves the server default
-	MaxTokens   int      // reply limit in tokens (sent as max_tokens); 0 leaves the server default
-
-	// OnRetry, when set, is called (from the goroutine running Complete) before each
-	// retry of this call. When Retry.Discard is true the failed attempt had already
-	// passed text to onDelta: that text is void, and a UI should clear it, because the
-	// next attempt streams the reply again from the start.
-	OnRetry func(Retry)
-}
-
-// Redacted returns r with every text part passed through f (the agent's
-// secret.Redactor Text), the parts it shares with r untouched: what a model
-// transport sends, so no secret reaches a model whatever the transport. A
-// nil f returns r.
-func (r Request) Redacted(f func(string) string) Request {
-	if f == nil {
-		return r
-	}
-	msgs := make([]Message, len(r.Messages))
-	for i, m := range r.Messages {
-		parts := make([]Part, len(m.Parts))
-		for j, p := range m.Parts {
-			if p.Text != "" {
-				p.Text = f(p.Text)
-			}
-			parts[j] = p
-		}
-		msgs[i] = Message{Role: m.Role, Parts: parts}
-	}
-	r.Messages = msgs
-	return r
-}
-
-// Retry describes a failed attempt that Complete is about to repeat.
-type Retry struct {
-	Attempt int           // 1-based number of the attempt that failed
-	Delay   time.Duration // wait before the next attempt
-	Err     error         // why the attempt failed
-	Discard bool          // the attempt had delivered deltas; drop the partial text
-}
-
-// Usage counts the tokens of one call as the server reported them (0 when it did not).
-type Usage struct {
-	Input  int // prompt tokens
-	Output int // completion tokens
-}
-
-// Response is the outcome of a successful call.
-type Response struct {
-	Text     string // the whole reply of the final attempt
-	Usage    Usage
-	Finish   string // finish_reason: "stop", "length", ...
-	Attempts int    // HTTP attempts made, including retries and compatibility fallbacks
-	// Cut says why the reply was cut short by the client ("" = it was not):
-	// longer than MaxReplyBytes, or streaming for longer than MaxReplyTime.
-	Cut string
-}
-
 // Config configures a Client. The zero value talks to OpenAI with the defaults below.
 type Config struct {
+	// Provider is the transport: ProviderChat (the default: chat
+	// completions), ProviderResponses, ProviderAnthropic or ProviderGemini.
+	Provider   string
 	BaseURL    string        // endpoint up to /v1; default DefaultBaseURL
 	Model      string        // model name; may be empty for servers that serve one model
 	APIKey     string        // sent as a bearer token; empty sends no Authorization header
@@ -202,7 +156,8 @@ type Config struct {
 	Rand func() float64
 	// Redact filters every text of a request before it is sent (the agent's
 	// secret.Redactor Text); nil sends the texts as they are. Every model
-	// transport applies it the same way: Request.Redacted.
+	// transport gets the request through it (Complete calls Request.Redacted
+	// before any provider sees the request).
 	Redact func(string) string
 }
 
@@ -214,6 +169,8 @@ type Client struct {
 	chat            openai.ChatCompletionService
 	noStreamOptions atomic.Bool // the server rejected stream_options
 	completionLimit atomic.Bool // the server wants max_completion_tokens
+	noSchema        atomic.Bool // the server rejected response_format
+	tr              transport   // the provider's wire format
 }
 
 // New returns a Client for c. A malformed BaseURL is reported by the first call.
@@ -254,6 +211,9 @@ func New(c Config) *Client {
 	if c.Rand == nil {
 		c.Rand = rand.Float64
 	}
+	if c.Provider == "" {
+		c.Provider = ProviderChat
+	}
 	cl := &Client{cfg: c}
 	cl.base, cl.baseErr = parseBaseURL(c.BaseURL)
 	// NewChatCompletionService, unlike openai.NewClient, reads no OPENAI_*
@@ -264,11 +224,19 @@ func New(c Config) *Client {
 		option.WithHTTPClient(c.HTTPClient),
 		option.WithMaxRetries(0), // Complete retries
 	)
+	tr, err := newTransport(cl)
+	if err != nil && cl.baseErr == nil {
+		cl.baseErr = err
+	}
+	cl.tr = tr
 	return cl
 }
 
 // Model returns the configured model name.
 func (c *Client) Model() string { return c.cfg.Model }
+
+// Provider returns the client's transport (ProviderChat, ...).
+func (c *Client) Provider() string { return c.cfg.Provider }
 
 // Complete sends r and returns the model's reply. When streaming (the default) each
 // content delta is passed to onDelta as it arrives; without streaming onDelta gets the
@@ -359,6 +327,9 @@ func (c *Client) fallback(err error, sent sentFeatures) bool {
 		return true
 	case sent.maxTokens && apiErr.mentions("max_completion_tokens"):
 		c.completionLimit.Store(true)
+		return true
+	case sent.schema && (apiErr.mentions("response_format") || apiErr.mentions("json_schema")):
+		c.noSchema.Store(true)
 		return true
 	}
 	return false

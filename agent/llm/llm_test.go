@@ -11,6 +11,7 @@ import (
 	"image/png"
 	"net"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -85,7 +86,7 @@ func TestCompleteText(t *testing.T) {
 				t.Fatalf("Complete: %v", err)
 			}
 			want := llm.Response{Text: "Hello there world", Usage: llm.Usage{Input: 12, Output: 3}, Finish: "stop", Attempts: 1}
-			if res != want {
+			if !reflect.DeepEqual(res, want) {
 				t.Errorf("response = %+v, want %+v", res, want)
 			}
 			wantDeltas := []string{"Hello ", "there ", "world"}

@@ -18,6 +18,10 @@ type rule struct {
 	why       string
 }
 
+// waylandEdges are the Wayland edges: the wire client and the compositor
+// APIs, which only internal/desktop (and its tools) uses.
+const waylandEdges = `^deskpilot/internal/(wl|wlroots|mutter|portal|pipewire)$`
+
 func rules() []rule {
 	upper := []string{`^deskpilot/internal/(cli|wiring|config|desktop)$`, `^deskpilot/app(/|$)`}
 	return []rule{
@@ -25,13 +29,13 @@ func rules() []rule {
 			"vision sees the screen: no agent, no input, no UI"},
 		{`^deskpilot/actions(/|$)`, append([]string{`^deskpilot/(agent|vision)(/|$)`, `^fyne\.io/`}, upper...),
 			"actions act: no agent, no screen, no UI"},
-		{`^deskpilot/agent(/|$)`, append([]string{`^fyne\.io/`, `^deskpilot/vision/(screen|xdisplay)$`, `^deskpilot/actions/robot$`}, upper...),
+		{`^deskpilot/agent(/|$)`, append([]string{`^fyne\.io/`, `^deskpilot/vision/(screen|xdisplay|wldisplay)$`, `^deskpilot/actions/robot$`, waylandEdges}, upper...),
 			"the agent reaches the desktop only through the interfaces it declares; it never imports the UI, the CLI, the wiring or the settings"},
 		{`^deskpilot/agent/(dialect|llm|trace|script|secret)$`, []string{`^deskpilot/agent$`},
 			"the agent's sub-packages sit below it"},
 		{`^deskpilot/agent/secret$`, []string{`^deskpilot/`},
 			"the redactor is plain Go: every channel (model transports, traces, the CLI, the app, MCP) can call it"},
-		{`^deskpilot/app(/|$)`, []string{`^deskpilot/internal/(cli|wiring|desktop)$`, `^deskpilot/vision/screen$`, `^deskpilot/actions/robot$`},
+		{`^deskpilot/app(/|$)`, []string{`^deskpilot/internal/(cli|wiring|desktop)$`, `^deskpilot/vision/screen$`, `^deskpilot/actions/robot$`, waylandEdges},
 			"the app gets its runs from the wiring through app.Deps"},
 		{`^deskpilot/internal/config$`, []string{`^deskpilot/agent$`, `^deskpilot/agent/(llm|script|trace)$`, `^deskpilot/internal/(cli|wiring|desktop)$`, `^deskpilot/app(/|$)`, `^fyne\.io/`},
 			"settings are plain values: they depend on nothing that runs"},

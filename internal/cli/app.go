@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/zalando/go-keyring"
 
@@ -13,6 +15,7 @@ import (
 	"deskpilot/agent"
 	"deskpilot/app"
 	"deskpilot/internal/config"
+	"deskpilot/internal/desktop"
 	"deskpilot/internal/wiring"
 	"deskpilot/vision/ocr"
 )
@@ -33,12 +36,18 @@ func runApp(ctx context.Context, s *settings) error {
 	// and later runs reuse it.
 	r.pdf = inspect.NewPDFEngine(inspect.PDFOptions{})
 	defer r.pdf.Close()
+	cfg, _ := s.load() // the app shows a bad config itself; the backend is what matters here
 	ui := app.New(app.NewFyneApp(), app.Deps{
 		Runner:         r,
 		Console:        &appConsole{r: r},
 		TestConnection: testConnection,
+		Calibrate:      calibrateSummary,
 		ConfigPath:     s.configPath,
 		Secrets:        openKeyring(),
+		OwnInput:       r.noteOwnInput,
+		TakeoverNote:   desktop.TakeoverNote(ctx, desktop.Options{Backend: cfg.Backend}, os.Getenv),
+		Hosts:          appHosts{s},
+		Sessions:       appSessions{},
 	})
 	ui.Run()
 	return nil
@@ -51,6 +60,18 @@ type appRunner struct {
 	s   *settings
 	ocr *ocr.Reader // nil: each run tries to make its own
 	pdf *inspect.PDFEngine
+	own atomic.Int64 // when the app last saw the person's input, unix ns (ownInput)
+}
+
+// noteOwnInput records that the person used the app's window (app.Deps.OwnInput).
+func (r *appRunner) noteOwnInput() { r.own.Store(time.Now().UnixNano()) }
+
+// ownInput is when the app last saw the person's input; zero when never.
+func (r *appRunner) ownInput() time.Time {
+	if n := r.own.Load(); n != 0 {
+		return time.Unix(0, n)
+	}
+	return time.Time{}
 }
 
 func (r *appRunner) Start(task string, cfg config.Config, keys app.Keys, h agent.Hooks) (app.Run, error) {
@@ -75,7 +96,7 @@ func (r *appRunner) Continue(prev app.Run, traceDir, task string, cfg config.Con
 // from traces) when either is set. Its agent keeps the code's process after an
 // answer, for the next follow-up.
 func (r *appRunner) run(prev *agent.Session, priors []agent.Prior, task string, cfg config.Config, keys app.Keys, h agent.Hooks) (app.Run, error) {
-	ready, err := r.s.open(r.ctx, cfg, wiring.Options{APIKey: keys.APIKey, Secrets: keys.Secrets, HasWindow: true, OCR: r.ocr, PDF: r.pdf})
+	ready, err := r.s.open(r.ctx, cfg, wiring.Options{APIKey: keys.APIKey, Secrets: keys.Secrets, HasWindow: true, OwnInput: r.ownInput, OCR: r.ocr, PDF: r.pdf})
 	if err != nil {
 		if prev != nil {
 			prev.Release()
@@ -92,8 +113,10 @@ func (r *appRunner) run(prev *agent.Session, priors []agent.Prior, task string, 
 	} else {
 		s = ready.Agent.Continue(r.ctx, priors, task, h)
 	}
+	unregister := r.s.control(cfg).registerRun(task, s)
 	go func() {
 		<-s.Done()
+		unregister()
 		ready.Close()
 	}()
 	return s, nil
@@ -114,7 +137,7 @@ func (c *appConsole) Exec(ctx context.Context, code string, h agent.Hooks) error
 		if err != nil {
 			return err
 		}
-		ready, err := c.r.s.open(c.r.ctx, cfg, wiring.Options{HasWindow: true, OCR: c.r.ocr, PDF: c.r.pdf})
+		ready, err := c.r.s.open(c.r.ctx, cfg, wiring.Options{HasWindow: true, OwnInput: c.r.ownInput, OCR: c.r.ocr, PDF: c.r.pdf})
 		if err != nil {
 			return err
 		}

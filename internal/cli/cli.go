@@ -11,8 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
-	"syscall"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -48,11 +47,7 @@ func (e *exitError) Unwrap() error { return e.err }
 // Main runs the command line with args (without the program name) and returns
 // the process's exit code. SIGINT and SIGTERM cancel the command's context.
 func Main(args []string, version string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	root := newRootCmd(version)
-	root.SetArgs(args)
-	return exitCode(root.ExecuteContext(ctx), os.Stderr)
+	return MainBuild(args, Build{Version: version})
 }
 
 // exitCode prints err (when there is one to print) and maps it to an exit code.
@@ -76,6 +71,9 @@ type settings struct {
 	version    string
 	configPath string
 	flags      *config.Flags
+
+	ctlOnce sync.Once
+	ctl     *control // the process's control (stop.go); nil until a run registers
 }
 
 // newRootCmd builds the command tree.
@@ -99,7 +97,7 @@ run as a trace. Without a subcommand it opens the app.`,
 	pf := root.PersistentFlags()
 	pf.StringVar(&s.configPath, "config", config.Path(), "config file")
 	s.flags = config.AddFlags(pf)
-	root.AddCommand(newRunCmd(s), newConsoleCmd(s), newTracesCmd(s), newReplayCmd(s), newPlayCmd(s), newBenchCmd(s), newDoctorCmd(s), newEvalCmd(s))
+	root.AddCommand(newRunCmd(s), newConsoleCmd(s), newTracesCmd(s), newReplayCmd(s), newPlayCmd(s), newBenchCmd(s), withCalibrate(newDoctorCmd(s), s), newEvalCmd(s), newMCPCmd(s), newStopCmd(s))
 	return root
 }
 

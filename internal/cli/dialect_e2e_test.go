@@ -90,11 +90,27 @@ func families() []family {
 				return fmt.Sprintf("The Save button is below the notes.\n```python\nimport pyautogui\npyautogui.click(%s, %s)\n```", x, y)
 			},
 			finish: "The form is saved.\n```DONE```"},
-		{name: "opencua", model: "xlangai/OpenCUA-7B", note: "pyautogui, smart coordinates (by model name)", image: smart28, point: pixels,
+		{name: "opencua", model: "xlangai/OpenCUA-7B", note: "opencua, smart coordinates (by model name)", image: smart28, point: pixels,
 			click: func(x, y string) string {
 				return fmt.Sprintf("## Thought:\nThe form is filled in.\n## Action:\nClick the Save button.\n## Code:\n```python\npyautogui.click(x=%s, y=%s)\n```", x, y)
 			},
 			finish: "## Thought:\nSaved.\n## Action:\nFinish.\n## Code:\n```code\ncomputer.terminate(status='success', answer='saved')\n```"},
+		{name: "opencua-unit", model: "xlangai/OpenCUA-A3B", note: "opencua, unit coordinates (by model name)", image: scaled, point: fractions,
+			click: func(x, y string) string {
+				return fmt.Sprintf("## Thought:\nThe form is filled in.\n## Action:\nClick the Save button.\n## Code:\n```python\npyautogui.click(x=%s, y=%s)\n```", x, y)
+			},
+			finish: "## Thought:\nSaved.\n## Action:\nFinish.\n## Code:\n```code\ncomputer.terminate(status='success', answer='saved')\n```"},
+		{name: "holo3", model: "Hcompany/Holo3-35B-A3B", note: "holo3 (by model name)",
+			image: map[image.Point]image.Point{fullHD: {1920, 1088}, wxga: {1376, 768}}, point: grid(1000),
+			click: func(x, y string) string {
+				return fmt.Sprintf(`{"note": null, "thought": "The form is filled in; I click Save.", "tool_call": {"tool_name": "click", "element": "Save button", "x": %s, "y": %s}}`, x, y)
+			},
+			finish: `{"note": "The status line says saved.", "thought": "Done.", "tool_call": {"tool_name": "answer", "text": "saved"}}`},
+		{name: "fara", model: "microsoft/Fara-7B", note: "fara (by model name)", image: smart28, point: pixels,
+			click: func(x, y string) string {
+				return "The Save button is below the notes; I will click it.\n" + qwenClick(x, y)
+			},
+			finish: "The form is saved.\n<tool_call>\n{\"name\": \"computer_use\", \"arguments\": {\"action\": \"terminate\", \"status\": \"success\"}}\n</tool_call>"},
 		{name: "aguvis", model: "aguvis-7b-720p", note: "pyautogui, unit coordinates (by model name)", image: scaled, point: fractions,
 			click: func(x, y string) string {
 				return fmt.Sprintf("Click the Save button.\nassistantos\npyautogui.click(x=%s, y=%s)", x, y)
@@ -129,12 +145,7 @@ func TestDialectsEndToEnd(t *testing.T) {
 // privateDisplay starts an X display of the given size with the form app.
 func privateDisplay(t *testing.T, size image.Point) (*xdisplay.Display, *testapps.Form) {
 	t.Helper()
-	d, err := xdisplay.Start(t.Context(), xdisplay.Options{Width: size.X, Height: size.Y})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = d.Close() })
-	t.Setenv("XAUTHORITY", d.XAuthority)
+	d := calibrationDisplay(t, size)
 	return d, testapps.StartForm(t, d)
 }
 
@@ -171,6 +182,9 @@ func runFamily(t *testing.T, d *xdisplay.Display, form *testapps.Form, size imag
 	reqs := srv.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("%d model calls, want 2 (click, finish)", len(reqs))
+	}
+	if f.name == "holo3" && !strings.Contains(string(reqs[0].Body), `"response_format":{"json_schema":{"name":"holo3_step"`) {
+		t.Errorf("holo3's step was not constrained by its schema: %.300s", reqs[0].Body)
 	}
 	for i, req := range reqs {
 		imgs := req.Images()

@@ -47,6 +47,7 @@ func doctor(ctx context.Context, w io.Writer, cfg config.Config) bool {
 		}
 		fmt.Fprintf(w, "%s %-10s %s\n", mark, name, detail)
 	}
+	all = doctorWayland(ctx, w, cfg) && all
 	d, err := wiring.OpenDesktop(cfg, false)
 	if err != nil {
 		check("display", err, "")

@@ -23,6 +23,7 @@ import (
 // (docs/eval.md has the table).
 type evalFlags struct {
 	out, resume, screen, xDisplay, shard string
+	displayServer                        string // --display-server (evalsway.go)
 	parallel, maxSteps                   int
 	timeout                              time.Duration
 	asJSON, yes                          bool
@@ -58,6 +59,7 @@ shards and Kubernetes.`,
 	fl.DurationVar(&f.timeout, "timeout", 0, "time limit of each task, e.g. 10m (default: the task's own, else 10m)")
 	fl.StringVar(&f.shard, "shard", "", "run shard I/N: tasks I, I+N, I+2N, ... of the suite (from 0)")
 	fl.BoolVar(&f.asJSON, "json", false, "print the summary as JSON on stdout")
+	fl.StringVar(&f.displayServer, "display-server", "xvfb", "what the agent drives in each task: xvfb (the task's X display) or sway (a headless sway of the task's own)")
 	fl.BoolVarP(&f.yes, "yes", "y", false, "approve every action the safety policy asks about (unattended runs refuse them otherwise)")
 	cmd.AddCommand(newEvalMergeCmd())
 	return cmd
@@ -121,6 +123,9 @@ func runEval(cmd *cobra.Command, s *settings, f *evalFlags, suite string) error 
 	r := &evalRunner{cfg: cfg, yes: f.yes, shared: f.xDisplay != "", pdf: pdf, ocr: reader, version: s.version,
 		log:     slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		secrets: cfgSecrets(cfg)}
+	if r.compositor, err = compositorFor(f.displayServer); err != nil {
+		return &exitError{exitUsage, err}
+	}
 	sum, err := eval.Run(cmd.Context(), o, r.run)
 	var start *eval.StartError
 	if errors.As(err, &start) {

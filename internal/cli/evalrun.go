@@ -39,6 +39,9 @@ type evalRunner struct {
 	log     *slog.Logger
 	version string
 	secrets []string // never in a result: the model's and the search API keys
+	// compositor, when set (--display-server sway), gives each task a Wayland
+	// compositor of its own, which the agent drives instead of the task's X display.
+	compositor func(ctx context.Context, j eval.Job) (*taskCompositor, error)
 }
 
 // run runs the agent for one task.
@@ -54,7 +57,17 @@ func (r *evalRunner) run(ctx context.Context, j eval.Job) (eval.Outcome, error) 
 		cfg.MaxSteps = j.MaxSteps
 	}
 	env := j.Env
+	var wayland string
+	if r.compositor != nil {
+		c, err := r.compositor(ctx, j)
+		if err != nil {
+			return eval.Outcome{Outcome: string(agent.Failed), Exit: exitFailed}, err
+		}
+		defer c.close()
+		cfg.Backend, cfg.XDisplay, wayland, env = "wlroots", "", c.socket, c.env
+	}
 	ready, err := wiring.Open(ctx, cfg, wiring.Options{
+		Wayland:    wayland,
 		XAuthority: j.Display.XAuthority,
 		Env:        env,
 		Environ:    func() []string { return env }, // no DESKPILOT_SECRET_* of the evaluator

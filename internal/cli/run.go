@@ -72,6 +72,7 @@ recorded in that trace folder: the model gets that run's task, replies and obser
 			a.NoTakeover = !at.present()
 			run := a.Continue(cmd.Context(), priors, task, hooks)
 			session.Store(run)
+			defer s.control(cfg).registerRun(task, run)()
 			<-run.Done()
 			return report(cmd.OutOrStdout(), z, run.Result(), asJSON)
 		},
@@ -85,7 +86,7 @@ recorded in that trace folder: the model gets that run's task, replies and obser
 
 // modelLine says which model runs in which dialect, and the grounder.
 func modelLine(cfg config.Config) string {
-	s := fmt.Sprintf("model %s at %s, dialect %s", cfg.Model, wiring.RedactURL(cfg.BaseURL), cfg.DialectNote())
+	s := fmt.Sprintf("model %s at %s (provider %s), dialect %s", cfg.Model, wiring.RedactURL(cfg.BaseURL), cfg.ProviderNote(), cfg.DialectNote())
 	if cfg.HasGrounder() {
 		s += fmt.Sprintf("; grounder %s at %s (%s)", cfg.Grounder.Model, wiring.RedactURL(cfg.Grounder.BaseURL), cfg.Grounder.Dialect)
 	}

@@ -18,6 +18,8 @@ func TestResolveDialect(t *testing.T) {
 		dialect    string
 		auto       bool
 		pyCoords   string
+		cuaCoords  string
+		provider   string
 		grounder   string // the grounder's dialect; "" = none
 		wantErrSub string
 	}{
@@ -26,7 +28,14 @@ func TestResolveDialect(t *testing.T) {
 		{name: "ui-tars 1.0 with an org prefix", s: Settings{Model: "bytedance/UI-TARS-7B-DPO"}, dialect: "uitars-1.0", auto: true, pyCoords: "pixels"},
 		{name: "the ollama preset's model", s: Settings{Preset: "ollama"}, dialect: "qwen2.5", auto: true, pyCoords: "pixels"},
 		{name: "set beats the name", s: Settings{Model: "qwen3-vl-8b", Dialect: "Code"}, dialect: "code", pyCoords: "pixels"},
-		{name: "opencua's smart pixels", s: Settings{Model: "xlangai/OpenCUA-7B"}, dialect: "pyautogui", auto: true, pyCoords: "smart"},
+		{name: "opencua's smart pixels", s: Settings{Model: "xlangai/OpenCUA-7B"}, dialect: "opencua", auto: true, pyCoords: "pixels", cuaCoords: "smart"},
+		{name: "opencua's fractions", s: Settings{Model: "OpenCUA-A3B"}, dialect: "opencua", auto: true, pyCoords: "pixels", cuaCoords: "unit"},
+		{name: "opencua coordinates set", s: Settings{Model: "OpenCUA-A3B", PyAutoGUICoords: "smart"}, dialect: "opencua", auto: true, pyCoords: "smart", cuaCoords: "smart"},
+		{name: "a vendor tool picks its provider", s: Settings{Model: "claude-opus-4-7", Dialect: "anthropic-computer", BaseURL: "http://h/v1"}, dialect: "anthropic-computer", pyCoords: "pixels", provider: "anthropic"},
+		{name: "a vendor tool refuses another provider", s: Settings{Dialect: "gemini-computer", Provider: "chat"}, wantErrSub: "the gemini-computer dialect speaks through the gemini provider, not chat"},
+		{name: "provider by base URL", s: Settings{BaseURL: "https://api.anthropic.com/v1", Model: "claude-sonnet-4-5"}, dialect: "code", auto: true, pyCoords: "pixels", provider: "anthropic"},
+		{name: "bad provider", s: Settings{Provider: "telnet"}, wantErrSub: `--provider: "telnet" is not a provider`},
+		{name: "holo3 over chat", s: Settings{Model: "Hcompany/Holo3-35B-A3B", BaseURL: "https://api.anthropic.com/v1"}, dialect: "holo3", auto: true, pyCoords: "pixels", provider: "chat"},
 		{name: "coordinates set beat the name", s: Settings{Model: "aguvis-7b", PyAutoGUICoords: "pixels"}, dialect: "pyautogui", auto: true, pyCoords: "pixels"},
 		{name: "unknown model", s: Settings{Model: "gpt-4.1"}, dialect: "code", auto: true, pyCoords: "pixels"},
 		{name: "a grounder makes the planner code", s: Settings{Model: "ui-tars-1.5-7b", BaseURL: "http://h/v1", Grounder: GrounderSettings{Model: "GTA1-7B"}},
@@ -59,6 +68,12 @@ func TestResolveDialect(t *testing.T) {
 			}
 			if c.Dialect != tt.dialect || c.DialectAuto != tt.auto || c.PyAutoGUICoords != tt.pyCoords {
 				t.Errorf("dialect %q auto %v coords %q; want %q %v %q", c.Dialect, c.DialectAuto, c.PyAutoGUICoords, tt.dialect, tt.auto, tt.pyCoords)
+			}
+			if tt.cuaCoords != "" && c.OpenCUACoords != tt.cuaCoords {
+				t.Errorf("opencua coords %q, want %q", c.OpenCUACoords, tt.cuaCoords)
+			}
+			if want := firstNonEmpty(tt.provider, "chat"); c.Provider != want {
+				t.Errorf("provider %q, want %q", c.Provider, want)
 			}
 			if c.Grounder.Dialect != tt.grounder || c.HasGrounder() != (tt.grounder != "") {
 				t.Errorf("grounder %+v; want dialect %q", c.Grounder, tt.grounder)
@@ -138,4 +153,13 @@ func TestGrounderTableSources(t *testing.T) {
 	if err != nil || back.Grounder != s.Grounder {
 		t.Errorf("round trip %+v %v", back.Grounder, err)
 	}
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }

@@ -42,7 +42,7 @@ func Presets() []Preset {
 			Note: "Google Gemini through its OpenAI-compatible endpoint; Gemini points on a 0–1000 grid"},
 		{Name: "anthropic", BaseURL: "https://api.anthropic.com/v1", Model: "claude-sonnet-4-5",
 			KeyEnv: "ANTHROPIC_API_KEY", MaxSide: sideClaude, Coords: "pixels", PriceIn: 3, PriceOut: 15,
-			Note: "Anthropic Claude through its OpenAI SDK compatibility endpoint"},
+			Note: "Anthropic Claude through the Messages API (provider anthropic)"},
 		{Name: "ollama", BaseURL: "http://localhost:11434/v1", Model: "qwen2.5vl:7b",
 			MaxSide: sideQwen, Coords: "pixels", Note: "local Ollama: ollama pull qwen2.5vl:7b"},
 		{Name: "vllm", BaseURL: "http://localhost:8000/v1", Model: "Qwen/Qwen2.5-VL-7B-Instruct",

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"deskpilot/agent/convo"
 	"deskpilot/agent/dialect"
 	"deskpilot/vision"
 )
@@ -31,6 +32,12 @@ type Config struct {
 	// DialectAuto says the dialect was not set: Resolve chose it from the model's
 	// name (dialect.ForModel), or chose the default.
 	DialectAuto bool
+	// ProviderAuto says the provider was not set: Resolve chose the
+	// dialect's, or the base URL's.
+	ProviderAuto bool
+	// OpenCUACoords is the opencua dialect's coordinate space: pyautogui_coords
+	// when set, else the model name's (smart for OpenCUA-7B/32B), else unit.
+	OpenCUACoords string
 }
 
 // Resolve applies the preset and the defaults to s and checks every value. It is
@@ -144,7 +151,13 @@ func check(s *Settings, c *Config) error {
 	if err := resolveDialect(s, c); err != nil {
 		return err
 	}
+	if err := resolveProvider(s, c); err != nil {
+		return err
+	}
 	if err := resolveGrounder(s); err != nil {
+		return err
+	}
+	if err := s.MCP.check(); err != nil {
 		return err
 	}
 	for _, r := range []struct {
@@ -215,6 +228,13 @@ func observeLayers(in []string) ([]string, error) {
 // pixels. The result is checked.
 func resolveDialect(s *Settings, c *Config) error {
 	grounded := s.Grounder.Model != ""
+	c.OpenCUACoords = s.PyAutoGUICoords
+	if c.OpenCUACoords == "" {
+		c.OpenCUACoords = dialect.OptionsForModel(s.Model).OpenCUA
+	}
+	if c.OpenCUACoords == "" {
+		c.OpenCUACoords = dialect.PyAutoGUIUnit
+	}
 	if s.Dialect == "" {
 		c.DialectAuto = true
 		s.Dialect = dialect.ForModel(s.Model)
@@ -249,8 +269,11 @@ func resolveDialect(s *Settings, c *Config) error {
 // name)".
 func (c Config) DialectNote() string {
 	n := c.Dialect
-	if n == "pyautogui" {
+	switch n {
+	case "pyautogui":
 		n += ", " + c.PyAutoGUICoords + " coordinates"
+	case "opencua":
+		n += ", " + c.OpenCUACoords + " coordinates"
 	}
 	switch {
 	case !c.DialectAuto:
@@ -265,7 +288,65 @@ func (c Config) DialectNote() string {
 
 // DialectOptions are the dialect options the settings name.
 func (s Settings) DialectOptions() dialect.Options {
-	return dialect.Options{PyAutoGUICoords: s.PyAutoGUICoords}
+	return dialect.Options{PyAutoGUICoords: s.PyAutoGUICoords, Model: s.Model}
+}
+
+// DialectOptions are the dialect options of the resolved settings, the
+// opencua dialect's coordinates included.
+func (c Config) DialectOptions() dialect.Options {
+	o := c.Settings.DialectOptions()
+	o.OpenCUA = c.OpenCUACoords
+	return o
+}
+
+// resolveProvider chooses the wire format: the one set, else the one the
+// dialect speaks through (the vendor tools), else the base URL's. A dialect
+// that needs one provider refuses another.
+func resolveProvider(s *Settings, c *Config) error {
+	d, err := dialect.New(s.Dialect, dialect.Options{Model: s.Model})
+	if err != nil {
+		return fmt.Errorf("--dialect: %w", err)
+	}
+	need := ""
+	if td, ok := d.(dialect.ToolDialect); ok {
+		need = td.Provider()
+	}
+	s.Provider = strings.ToLower(strings.TrimSpace(s.Provider))
+	if s.Provider == "" {
+		c.ProviderAuto = true
+		s.Provider = need
+		if s.Provider == "" || need == convo.ProviderChat {
+			s.Provider = convo.ProviderFor(s.BaseURL)
+		}
+		if need == convo.ProviderChat {
+			s.Provider = need
+		}
+	}
+	if !slices.Contains(convo.Providers(), s.Provider) {
+		return fmt.Errorf("--provider: %q is not a provider; providers: %s", s.Provider, strings.Join(convo.Providers(), ", "))
+	}
+	if need != "" && need != convo.ProviderChat && s.Provider != need {
+		return fmt.Errorf("--provider: the %s dialect speaks through the %s provider, not %s; leave provider unset or set it to %s",
+			s.Dialect, need, s.Provider, need)
+	}
+	return nil
+}
+
+// ProviderNote names the run's provider and why: "anthropic (by base
+// URL)", "responses (the dialect's)", "chat".
+func (c Config) ProviderNote() string {
+	if !c.ProviderAuto {
+		return c.Provider
+	}
+	if d, err := dialect.New(c.Dialect, c.DialectOptions()); err == nil {
+		if td, ok := d.(dialect.ToolDialect); ok && td.Provider() == c.Provider && c.Provider != convo.ProviderChat {
+			return c.Provider + " (the dialect's)"
+		}
+	}
+	if c.Provider != convo.ProviderChat {
+		return c.Provider + " (by base URL)"
+	}
+	return c.Provider
 }
 
 // resolveGrounder fills and checks the [grounder] table. Without a model the

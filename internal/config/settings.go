@@ -22,9 +22,11 @@ type Settings struct {
 	BaseURL   string `toml:"base_url" env:"OPENAI_BASE_URL,DESKPILOT_BASE_URL" flag:"base-url" usage:"OpenAI-compatible endpoint, e.g. http://localhost:11434/v1"`
 	Model     string `toml:"model" env:"DESKPILOT_MODEL" flag:"model" usage:"model name sent to the endpoint"`
 	APIKeyEnv string `toml:"api_key_env" env:"DESKPILOT_API_KEY_ENV" flag:"api-key-env" default:"OPENAI_API_KEY" usage:"environment variable holding the API key"`
-	Dialect   string `toml:"dialect" env:"DESKPILOT_DIALECT" flag:"dialect" usage:"reply format the model speaks (code, pyautogui, uitars-1.5, uitars-1.0, doubao, qwen2.5, qwen3); default: by model name, else code"`
+	Dialect   string `toml:"dialect" env:"DESKPILOT_DIALECT" flag:"dialect" usage:"reply format the model speaks (code, pyautogui, uitars-1.5, uitars-1.0, doubao, qwen2.5, qwen3, opencua, holo3, fara, openai-computer, anthropic-computer, gemini-computer); default: by model name, else code"`
+	// Provider is the wire format of the endpoint.
+	Provider string `toml:"provider" env:"DESKPILOT_PROVIDER" flag:"provider" usage:"wire format of the model endpoint: chat (chat completions), responses (OpenAI Responses API), anthropic (Messages API) or gemini (generateContent); default: the dialect's, else by base URL (api.anthropic.com: anthropic, generativelanguage.googleapis.com: gemini), else chat"`
 	// PyAutoGUICoords is the pyautogui dialect's coordinate space.
-	PyAutoGUICoords string  `toml:"pyautogui_coords" env:"DESKPILOT_PYAUTOGUI_COORDS" flag:"pyautogui-coords" usage:"points of the pyautogui dialect: pixels (OSWorld), smart (OpenCUA: pixels of the smart-resized screenshot) or unit (Aguvis: 0..1); default: by model name, else pixels"`
+	PyAutoGUICoords string  `toml:"pyautogui_coords" env:"DESKPILOT_PYAUTOGUI_COORDS" flag:"pyautogui-coords" usage:"points of the pyautogui and opencua dialects: pixels (OSWorld), smart (OpenCUA-7B/32B: pixels of the smart-resized screenshot) or unit (Aguvis, OpenCUA: 0..1); default: by model name, else pixels (pyautogui) or unit (opencua)"`
 	Temperature     float64 `toml:"temperature" env:"DESKPILOT_TEMPERATURE" flag:"temperature" usage:"sampling temperature (default: the server's)"`
 	MaxTokens       int     `toml:"max_tokens" env:"DESKPILOT_MAX_TOKENS" flag:"max-tokens" default:"2048" usage:"longest reply, in tokens"`
 	TimeoutSec      int     `toml:"timeout_seconds" env:"DESKPILOT_TIMEOUT" flag:"timeout" default:"120" usage:"longest wait for a model's first byte and longest silence inside a reply, seconds"`
@@ -48,7 +50,7 @@ type Settings struct {
 	TraceDir  string `toml:"trace_dir" env:"DESKPILOT_TRACE_DIR" flag:"trace-dir" usage:"where traces are written (default $XDG_DATA_HOME/deskpilot/traces)"`
 
 	// The desktop.
-	Backend  string `toml:"backend" env:"DESKPILOT_BACKEND" flag:"backend" usage:"desktop backend: x11 (Linux default) or robotgo"`
+	Backend  string `toml:"backend" env:"DESKPILOT_BACKEND" flag:"backend" usage:"desktop backend: wlroots, gnome, portal or x11 (Linux: chosen from the session), or robotgo"`
 	XDisplay string `toml:"x_display" env:"DESKPILOT_X_DISPLAY" flag:"x-display" usage:"X display to drive (default $DISPLAY)"`
 	Display  int    `toml:"display" env:"DESKPILOT_DISPLAY" flag:"display" usage:"index of the monitor to drive"`
 
@@ -72,6 +74,12 @@ type Settings struct {
 	// Grounder is the grounding model of planner + grounder runs (the
 	// [grounder] table).
 	Grounder GrounderSettings `toml:"grounder"`
+
+	// StopHotkey is the global key combination that stops every run and MCP
+	// session while one is active.
+	StopHotkey string `toml:"stop_hotkey" env:"DESKPILOT_STOP_HOTKEY" default:"ctrl+alt+escape" usage:"global key combination that stops every run and MCP session (X11; none: off)"`
+	// MCP is the [mcp] table: MCP servers whose tools the model may call.
+	MCP MCPSettings `toml:"mcp"`
 }
 
 // GrounderSettings is the [grounder] table: a second model that finds on the

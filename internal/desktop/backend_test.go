@@ -220,7 +220,7 @@ func TestRobotgoRefusesOtherDisplays(t *testing.T) {
 		}
 	})
 	t.Run("unknown backend", func(t *testing.T) {
-		if _, err := Open(Options{Backend: "wayland"}); err == nil || !strings.Contains(err.Error(), "robotgo, x11") {
+		if _, err := Open(Options{Backend: "wayland"}); err == nil || !strings.Contains(err.Error(), "robotgo, wlroots, x11") {
 			t.Fatalf("unknown backend: %v", err)
 		}
 	})

@@ -93,6 +93,14 @@ type Options struct {
 	// XDisplay names the X display ("" = $DISPLAY). Only x11 can drive a display
 	// other than $DISPLAY.
 	XDisplay string
+	// Wayland names the Wayland compositor's socket, as $WAYLAND_DISPLAY does
+	// (a name in $XDG_RUNTIME_DIR or an absolute path; "" = $WAYLAND_DISPLAY),
+	// for the wlroots backend.
+	Wayland string
+	// SessionBus is the D-Bus session bus address of the gnome and portal
+	// backends ("" = $DBUS_SESSION_BUS_ADDRESS); PipeWire is PipeWire's socket
+	// for the gnome backend ("" = pipewire-0 in $XDG_RUNTIME_DIR).
+	SessionBus, PipeWire string
 	// XAuthority is the X authority file whose cookie the x11 backend connects
 	// with ("" = $XAUTHORITY, as every X client): a process driving several
 	// private displays, each with a cookie of its own, names each one's file.
@@ -117,6 +125,10 @@ type Options struct {
 	// HasWindow says this process shows windows of its own (the app); only then
 	// are they looked for, masked and refused. A CLI run has none.
 	HasWindow bool
+	// OwnInput, when set, is when the app itself last saw the person's input
+	// in its windows; OwnInput reports the later of it and the backend's
+	// (which on Wayland sees little or nothing of it).
+	OwnInput func() time.Time
 }
 
 // opener opens a backend.
@@ -130,7 +142,8 @@ type Desktop struct {
 	displays []Display
 	in       Input
 	own      bool
-	env      []string // Options.Env; nil = os.Environ()
+	env      []string         // Options.Env; nil = os.Environ()
+	ownIn    func() time.Time // Options.OwnInput
 	clean    func([]string) []string
 }
 
@@ -138,7 +151,7 @@ type Desktop struct {
 func Open(o Options) (*Desktop, error) {
 	name := o.Backend
 	if name == "" {
-		name = DefaultBackend
+		name, _ = Choose(o, os.Getenv)
 	}
 	open, ok := backends()[name]
 	if !ok {
@@ -164,7 +177,8 @@ func Open(o Options) (*Desktop, error) {
 		return nil, fmt.Errorf("input: %w", err)
 	}
 	clean := func(env []string) []string { return CleanEnv(env, o.PassEnv, o.DropEnv, o.IsSecret) }
-	return &Desktop{b: b, name: name, target: target, displays: ds, in: in, own: o.HasWindow, env: slices.Clone(o.Env), clean: clean}, nil
+	return &Desktop{b: b, name: name, target: target, displays: ds, in: in, own: o.HasWindow, env: slices.Clone(o.Env),
+		ownIn: o.OwnInput, clean: clean}, nil
 }
 
 // unavailable explains why backend name cannot be opened in this build.
@@ -283,7 +297,13 @@ func (d *Desktop) OwnInput() time.Time {
 	if !d.own {
 		return time.Time{}
 	}
-	return d.b.ownInput()
+	t := d.b.ownInput()
+	if d.ownIn != nil {
+		if app := d.ownIn(); app.After(t) {
+			t = app
+		}
+	}
+	return t
 }
 
 // Launch starts a program on this desktop, detached from deskpilot (its own

@@ -381,22 +381,3 @@ func rgButton(b actions.Button) (string, error) {
 	}
 	return "", fmt.Errorf("unknown mouse button %v: accepted buttons are left, middle, right", b)
 }
-
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
-
-// sleepCtx waits for d or until ctx is done.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}

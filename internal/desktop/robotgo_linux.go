@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-vgo/robotgo"
-
 	"deskpilot/actions/robot"
 	"deskpilot/vision/screen"
 )
@@ -171,7 +169,7 @@ func (b *rgLinux) close() error {
 		// robotgo keeps its Display* open and closes it at exit; a display
 		// gone by then is a fatal Xlib I/O error that ends the process with
 		// status 1 (seen when a test's Xvfb stopped before the test binary).
-		robotgo.CloseMainDisplay()
+		closeRobotgoDisplay()
 	}
 	if b.clip != nil {
 		b.clip.close()

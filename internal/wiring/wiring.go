@@ -28,6 +28,7 @@ import (
 	"deskpilot/agent/secret"
 	"deskpilot/internal/config"
 	"deskpilot/internal/desktop"
+	"deskpilot/internal/mcptools"
 	"deskpilot/vision/ocr"
 )
 
@@ -61,6 +62,12 @@ type Options struct {
 	// "" = $XAUTHORITY. A private display with a cookie of its own needs it
 	// (vision/xdisplay.Display.XAuthority).
 	XAuthority string
+	// OwnInput is when the app last saw the person's input in its own windows
+	// (desktop.Options.OwnInput); nil = only what the desktop sees.
+	OwnInput func() time.Time
+	// Wayland is the Wayland compositor's socket for the wlroots backend
+	// (desktop.Options.Wayland); "" = $WAYLAND_DISPLAY.
+	Wayland string
 	// Env is the environment of programs the agent launches (launch,
 	// open_url), to which the display's DISPLAY and XAUTHORITY are added; nil
 	// = this process's own.
@@ -124,6 +131,7 @@ type Ready struct {
 	Desktop *desktop.Desktop
 
 	ground *groundEngines
+	mcp    *mcptools.Set // the MCP servers' sessions; nil when none are configured
 }
 
 // Close releases the desktop (held keys and buttons, connections) and the
@@ -133,7 +141,7 @@ func (r *Ready) Close() error {
 	if r == nil {
 		return nil
 	}
-	return errors.Join(r.ground.close(), r.Desktop.Close())
+	return errors.Join(r.mcp.Close(), r.ground.close(), r.Desktop.Close())
 }
 
 // Open wires an agent for cfg on the desktop cfg names. The caller closes the
@@ -151,7 +159,7 @@ func Open(ctx context.Context, cfg config.Config, o Options) (*Ready, error) {
 	}
 	g := openGround(cfg, d.Target().Bounds, o)
 	a.Text, a.Elements = g.text, g.elements
-	return &Ready{Agent: a, Desktop: d, ground: g}, nil
+	return &Ready{Agent: a, Desktop: d, ground: g, mcp: connectMCP(ctx, cfg, a, o)}, nil
 }
 
 // OpenDesktop opens the desktop cfg names (backend, X display, monitor).
@@ -161,7 +169,7 @@ func OpenDesktop(cfg config.Config, hasWindow bool) (*desktop.Desktop, error) {
 
 func desktopOptions(cfg config.Config, o Options) desktop.Options {
 	return desktop.Options{Backend: cfg.Backend, XDisplay: cfg.XDisplay, Monitor: cfg.Display,
-		HasWindow: o.HasWindow, XAuthority: o.XAuthority, Env: o.Env,
+		HasWindow: o.HasWindow, XAuthority: o.XAuthority, Wayland: o.Wayland, Env: o.Env, OwnInput: o.OwnInput,
 		PassEnv: cfg.PassEnv, DropEnv: keyVariables(cfg), IsSecret: secretValues(cfg, o)}
 }
 
@@ -271,9 +279,11 @@ func Grounder(cfg config.Config, lookup func(string) (string, bool)) (*agent.Gro
 	return &agent.Grounder{Model: client, Name: g.Model, Dialect: gd}, key, nil
 }
 
-// grounderConfig is cfg with the grounder's endpoint and model as the model's.
+// grounderConfig is cfg with the grounder's endpoint, provider and model as
+// the model's.
 func grounderConfig(cfg config.Config) config.Config {
 	cfg.BaseURL, cfg.Model = cfg.Grounder.BaseURL, cfg.Grounder.Model
+	cfg.Provider = llm.ProviderFor(cfg.BaseURL)
 	return cfg
 }
 
@@ -284,7 +294,7 @@ func Model(cfg config.Config, apiKey string) *llm.Client { return modelClient(cf
 // none).
 func modelClient(cfg config.Config, apiKey string, red *secret.Redactor) *llm.Client {
 	c := llm.Config{
-		BaseURL: cfg.BaseURL, Model: cfg.Model, APIKey: apiKey,
+		Provider: cfg.Provider, BaseURL: cfg.BaseURL, Model: cfg.Model, APIKey: apiKey,
 		Timeout: cfg.Timeout(), MaxRetries: cfg.Retries, NoStream: cfg.NoStream,
 	}
 	if red != nil {
