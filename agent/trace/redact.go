@@ -52,7 +52,7 @@ func (d *redactor) str(s string) string { return d.r.Text(s) }
 func (d *redactor) event(e Event) Event {
 	s := d.str
 	e.Task, e.Model, e.BaseURL, e.CoordMode = s(e.Task), s(e.Model), s(e.BaseURL), s(e.CoordMode)
-	e.Continues = s(e.Continues)
+	e.Continues, e.ContinuesSig = s(e.Continues), s(e.ContinuesSig)
 	e.AppVersion, e.HostOS = s(e.AppVersion), s(e.HostOS)
 	e.Text, e.Error, e.Code = s(e.Text), s(e.Error), s(e.Code)
 	e.Frame, e.ModelFrame, e.Reason = s(e.Frame), s(e.ModelFrame), s(e.Reason)
