@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/base64"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -10,7 +11,10 @@ import (
 	"testing"
 
 	"deskpilot/a11y"
+	"deskpilot/a11y/atspi"
 	"deskpilot/agent/llm/llmtest"
+	"deskpilot/vision/ocr"
+	"deskpilot/vision/xdisplay"
 )
 
 // The secret canary: a whole session that types a secret into a GTK field
@@ -21,9 +25,13 @@ import (
 // runs the console. Every byte of every output and file, and what OCR reads
 // on every image, holds no run of 6 characters of the canary.
 //
-// MCP joins this session when deskpilot serves it: its replies go through
-// the same redactor (agent.Agent.SecretFilter) and belong in the grep below.
+// An MCP host (the official TypeScript SDK client) then drives `deskpilot
+// mcp` on the same desktop: types the secret into a new dialog, reads it back,
+// takes a screenshot and runs code; its replies and images are checked too.
 func TestSecretCanaryWholeSession(t *testing.T) {
+	if _, err := binary(); err != nil { // the MCP host starts it; built before HOME moves
+		t.Fatal(err)
+	}
 	traces := isolate(t)
 	d, tree := accessibleDisplay(t)
 	reader := newReader(t)
@@ -78,6 +86,8 @@ print(visit_page("`+page.URL+`/echo"))`),
 		!strings.Contains(got, "Your token is [secret:github].") {
 		t.Errorf("the file and the page did not reach the code, redacted:\n%s", got)
 	}
+	outputs.WriteString(mcpSession(t, d, tree, traces, reader))
+
 	noLeak(t, "the commands' output", outputs.String())
 	checkRequests(t, reader, srv)
 	images := checkFiles(t, reader, traces) + checkFiles(t, reader, out)
@@ -95,4 +105,55 @@ func reverseString(s string) string {
 		rs[i], rs[j] = rs[j], rs[i]
 	}
 	return string(rs)
+}
+
+// mcpSession drives `deskpilot mcp` from the TypeScript SDK client through a
+// session that types the canary into a zenity entry and reads it back; it
+// checks the images the host got and returns the texts of its replies.
+func mcpSession(t *testing.T, d *xdisplay.Display, tree *atspi.Client, traces string, reader *ocr.Reader) string {
+	t.Helper()
+	app := startApp(t, d, "zenity", "--entry", "--title", "Sign in again", "--text", "Your token")
+	waitElement(t, tree, app, a11y.Query{Role: "textbox"})
+	env := map[string]string{}
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
+	}
+	env["DESKPILOT_X_DISPLAY"], env["DESKPILOT_TRACE_DIR"], env["DESKPILOT_OBSERVE"] = d.Name, traces, "a11y,ocr"
+	plan := stdioPlan(t, env, nil,
+		step("call", "name", "click_element", "args", map[string]any{"name": "your token", "role": "textbox"}),
+		step("call", "name", "type_secret", "args", map[string]any{"name": "github"}),
+		step("call", "name", "find_elements", "args", map[string]any{"role": "textbox"}),
+		step("call", "name", "find_text", "args", map[string]any{"text": canary[:8]}),
+		step("call", "name", "screenshot"),
+		step("call", "name", "run_code", "args", map[string]any{"code": `t = find_elements(role="textbox")[0].text` + "\n" + `print(t[::-1], t[2:9])`}),
+		step("call", "name", "press", "args", map[string]any{"keys": "enter"}),
+		step("resources"))
+	plan["imageData"] = true
+	var texts strings.Builder
+	images := 0
+	for i, s := range host(t, plan) {
+		texts.WriteString(text(s) + "\n")
+		if tr, ok := s["trace"].(string); ok {
+			texts.WriteString(tr)
+		}
+		imgs, _ := s["images"].([]any)
+		for _, im := range imgs {
+			b64, _ := im.(map[string]any)["data"].(string)
+			data, err := base64.StdEncoding.DecodeString(b64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			images++
+			noLeak(t, "the OCR of an image of MCP reply "+itoa(i), ocrText(t, reader, data))
+		}
+	}
+	if _, printed := exitedApp(t, app); printed != canary {
+		t.Errorf("zenity got %q over MCP: the secret was not typed", printed)
+	}
+	if images == 0 || !strings.Contains(texts.String(), "[secret:github]") {
+		t.Errorf("the MCP session sent %d images and these replies:\n%s", images, texts.String())
+	}
+	return texts.String()
 }
