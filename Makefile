@@ -12,6 +12,11 @@ DEB_PKGS  := gcc pkg-config xvfb openbox xdotool x11-utils x11-xserver-utils xte
              python3 python3-tk imagemagick scrot python3-pil bc fonts-dejavu-core \
              fonts-noto-cjk xdg-utils at-spi2-core dbus-daemon dbus-x11 zenity python3-pyatspi \
              mousepad tesseract-ocr libtesseract-dev tesseract-ocr-eng gcc-mingw-w64-x86-64
+# The apps eval/checks' tests drive to read and make the files OSWorld's
+# getters and metrics read: Chromium (DevTools tabs, its profile), VLC (its
+# HTTP interface), LibreOffice Impress (presentations), Thunderbird (its
+# profile).
+DEB_PKGS  += chromium vlc libreoffice-impress thunderbird
 # Wayland: headless sway (wlroots; the pixman renderer, no GPU) and mutter
 # with pipewire + wireplumber for the wlroots, gnome and portal backends'
 # tests (vision/wldisplay), native apps to drive there (foot, zenity and

@@ -6,6 +6,8 @@ import (
 	"image"
 	"slices"
 	"strings"
+
+	"deskpilot/internal/editdist"
 )
 
 // Element is one accessible object visible on the display.
@@ -190,32 +192,9 @@ func (e *QueryError) Error() string {
 func closest(s string, vocab []string) string {
 	best, bestD := "", len(s)/3+1
 	for _, w := range vocab {
-		if d := editDistance(s, strings.ReplaceAll(strings.ReplaceAll(w, " ", ""), "-", "")); d < bestD {
+		if d := editdist.Distance(s, strings.ReplaceAll(strings.ReplaceAll(w, " ", ""), "-", "")); d < bestD {
 			best, bestD = w, d
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes; inputs longer
-// than 64 bytes are cut (model input is untrusted and this is only a hint).
-func editDistance(a, b string) int {
-	a, b = a[:min(len(a), 64)], b[:min(len(b), 64)]
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -175,20 +175,3 @@ func TestComboString(t *testing.T) {
 		})
 	}
 }
-
-func TestEditDistance(t *testing.T) {
-	tests := []struct {
-		a, b string
-		want int
-	}{
-		{"", "", 0}, {"abc", "", 3}, {"enter", "entr", 1}, {"escape", "escpae", 1},
-		{"kitten", "sitting", 3}, {"東京", "京東", 1},
-	}
-	for _, tt := range tests {
-		t.Run(tt.a+"/"+tt.b, func(t *testing.T) {
-			if got := editDistance(tt.a, tt.b); got != tt.want {
-				t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
-			}
-		})
-	}
-}

@@ -3,6 +3,8 @@ package actions
 import (
 	"strings"
 	"unicode/utf8"
+
+	"deskpilot/internal/editdist"
 )
 
 // maxSuggestLen bounds the names suggestKey compares; longer ones get none.
@@ -39,7 +41,7 @@ func suggestKey(name string) string {
 		if len(candidate) < 2 {
 			return
 		}
-		if d := editDistance(n, candidate); d < bestDist {
+		if d := editdist.Distance(n, candidate); d < bestDist {
 			best, bestDist = canonical, d
 		}
 	}
@@ -50,31 +52,4 @@ func suggestKey(name string) string {
 		consider(a[0], a[1])
 	}
 	return best
-}
-
-// editDistance is the optimal string alignment distance between a and b
-// (insertions, deletions, substitutions and adjacent transpositions), by rune.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(rb)]
 }

@@ -40,7 +40,7 @@ type Agent struct {
 	// Idle reads how long ago the X server last saw any input; nil turns off the
 	// keyboard half of takeover detection.
 	Idle    func() (time.Duration, error)
-	Input   Input           // mouse and keyboard on the target display
+	Input   actions.Input   // mouse and keyboard on the target display
 	Display image.Rectangle // the target display in root coordinates
 	// DisplayCount is the number of monitors, to tell the model which one it sees.
 	DisplayCount int

@@ -23,7 +23,8 @@ func TestEveryBuiltinIsImplemented(t *testing.T) {
 		replay *replayer
 	}{{"run", nil}, {"replay", &replayer{}}} {
 		t.Run(c.name, func(t *testing.T) {
-			r := &runState{a: &Agent{Tools: research, Grounder: &Grounder{Name: "g"}}, replay: c.replay}
+			a := &Agent{Tools: research, Grounder: &Grounder{Name: "g"}}
+			r := &runState{a: a, replay: c.replay, locator: &locator{a: a}, layers: &layers{a: a}}
 			var got []string
 			for _, tool := range r.tools() {
 				if tool.Kind == "" {

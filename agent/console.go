@@ -167,7 +167,7 @@ func (c *Console) run(ctx context.Context, code string, h Hooks, check int) (Blo
 	var res script.Result
 	var pre []actions.Record
 	if check > 0 {
-		act, stop, err := r.checkpoint(ctx, check)
+		act, stop, err := r.checker.checkpoint(ctx, check)
 		if err != nil {
 			return BlockResult{}, err
 		}

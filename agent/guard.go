@@ -9,20 +9,14 @@ import (
 
 	"deskpilot/actions"
 	"deskpilot/agent/script"
+	"deskpilot/internal/wait"
 	"deskpilot/vision"
 )
-
-// Input is the mouse and keyboard of the target display (actions/robot.Robot).
-type Input interface {
-	script.Input
-	// ReleaseAll releases every key and button the input holds down.
-	ReleaseAll() error
-}
 
 // trackedInput wraps the input to know where the agent left the pointer and when it
 // last acted, so input from a person can be told apart (takeover).
 type trackedInput struct {
-	Input
+	actions.Input
 	cursor func() (image.Point, error)
 
 	// screen captures the target display, whose place on the root window
@@ -66,18 +60,10 @@ func (t *trackedInput) beforeKeys(ctx context.Context) error {
 	if pending != nil && pending.before != nil {
 		return t.clickAnswered(ctx, *pending)
 	}
-	wait := keyGap - time.Since(clicked)
-	if wait <= 0 {
-		return nil
+	if gap := keyGap - time.Since(clicked); gap > 0 {
+		return wait.Sleep(ctx, gap)
 	}
-	tm := time.NewTimer(wait)
-	defer tm.Stop()
-	select {
-	case <-tm.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return nil
 }
 
 // pointerDone records the end of a pointer primitive; c is the click it made
@@ -239,12 +225,8 @@ func awaitAnswer(ctx context.Context, ended time.Time, before *image.RGBA, ignor
 			return nil
 		}
 		prev = f
-		tm := time.NewTimer(settleInterval)
-		select {
-		case <-tm.C:
-		case <-ctx.Done():
-			tm.Stop()
-			return ctx.Err()
+		if err := wait.Sleep(ctx, settleInterval); err != nil {
+			return err
 		}
 	}
 }
@@ -309,12 +291,7 @@ func (r *runState) guard(ctx context.Context, g script.Guarded) error {
 			return fmt.Errorf("refused: (%d, %d) on the screen is inside deskpilot's own window (hatched on the screenshot); act on the other windows", g.At.X, g.At.Y)
 		}
 	}
-	if risk := g.Tool.Risk; risk != "" && r.cfg.Policy.asks(risk) {
-		if risk != script.RiskCloseCombos || (g.Combo != nil && isClosingCombo(*g.Combo)) {
-			return r.confirm(ctx, g.Call)
-		}
-	}
-	return nil
+	return r.policy.approve(ctx, g)
 }
 
 // inOwnWindow reports whether p (root coordinates) is on a visible part of
@@ -349,7 +326,7 @@ func (r *runState) tools() []script.Tool {
 		return v, ok
 	}
 	deps := script.DesktopDeps{
-		Mapper: r.mapper, Input: r.input, Frames: r.screen, Secrets: secrets, Guard: r.guard, Ground: r.groundFn(),
+		Mapper: r.mapper, Input: r.input, Frames: r.screen, Secrets: secrets, Guard: r.guard, Ground: r.locator.groundFn(),
 		BeforeTyping: r.beforeTyping,
 	}
 	if r.replay != nil {
@@ -358,7 +335,7 @@ func (r *runState) tools() []script.Tool {
 	ts := append(script.Desktop(deps), r.groundTools(deps)...)
 	ts = append(ts, r.controlTools()...)
 	if r.replay != nil {
-		ts = append(ts, script.Builtin("checkpoint", r.checkpointTool))
+		ts = append(ts, script.Builtin(script.Checkpoint, r.checkpointTool))
 	}
-	return append(ts, r.a.Tools...)
+	return r.checkSends(append(ts, r.a.Tools...))
 }

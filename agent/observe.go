@@ -197,11 +197,12 @@ func (r *runState) ownIgnore() []image.Rectangle {
 	return ignore
 }
 
-// marksFor draws the step's pointer actions on the next screenshot (the last three).
+// marksFor draws the step's pointer actions (those with a gesture at their
+// point) on the next screenshot (the last three).
 func marksFor(acts []actions.Record) []vision.Mark {
 	var marks []vision.Mark
 	for _, x := range acts {
-		if x.Screen == nil || x.Error != "" || x.Name == "zoom" || x.Name == "locate" {
+		if x.Screen == nil || x.Error != "" || x.Gesture == "" {
 			continue
 		}
 		mk := vision.Mark{Kind: vision.MarkClick, At: image.Pt(x.Screen[0], x.Screen[1]), Label: x.Name}

@@ -7,10 +7,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"deskpilot/actions"
 	"deskpilot/actions/inspect"
 	"deskpilot/agent/script"
+	"deskpilot/agent/secret"
 )
 
 // Policy is the safety policy of a run: which actions the person approves, and
@@ -195,19 +198,45 @@ func (a *Agent) CheckSend(ctx context.Context, u *url.URL) error {
 	if r == nil {
 		return nil
 	}
-	return r.checkSend(ctx, u)
+	return r.policy.checkSend(ctx, u)
 }
 
 // NoteRead records that the run read a file, for CheckSend. Safe from any
 // goroutine.
 func (a *Agent) NoteRead(res inspect.Result) {
 	if r := a.current.Load(); r != nil && res.UnderHome {
-		r.readHome.Store(true)
+		r.policy.readHome.Store(true)
 	}
 }
 
+// runPolicy is the safety policy as one run applies it: the confirmations a
+// builtin's Risk names (approve), and what send_after_read remembers (a file
+// under the home folder was read; the hosts data went to). The run's
+// constructor wires it. Safe from any goroutine.
+type runPolicy struct {
+	cfg     Config                                         // Policy
+	confirm func(ctx context.Context, action string) error // asks the person (runState.confirm)
+	red     *secret.Redactor                               // refuses what would send a secret
+
+	readHome atomic.Bool     // inspect_file read a file under the home folder
+	sentMu   sync.Mutex      // guards sentTo
+	sentTo   map[string]bool // hosts data went to (or was approved for)
+}
+
+// approve asks the person before a guarded primitive whose Risk the policy
+// confirms; for script.RiskCloseCombos only a combo that closes windows or
+// ends the session is asked about.
+func (r *runPolicy) approve(ctx context.Context, g script.Guarded) error {
+	if risk := g.Tool.Risk; risk != "" && r.cfg.Policy.asks(risk) {
+		if risk != script.RiskCloseCombos || (g.Combo != nil && isClosingCombo(*g.Combo)) {
+			return r.confirm(ctx, g.Call)
+		}
+	}
+	return nil
+}
+
 // checkSend asks before data leaves for a new domain after a home file was read.
-func (r *runState) checkSend(ctx context.Context, u *url.URL) error {
+func (r *runPolicy) checkSend(ctx context.Context, u *url.URL) error {
 	if err := r.red.CheckURL(u); err != nil {
 		return err
 	}
@@ -226,7 +255,7 @@ func (r *runState) checkSend(ctx context.Context, u *url.URL) error {
 	return nil
 }
 
-func (r *runState) noteSent(host string) {
+func (r *runPolicy) noteSent(host string) {
 	r.sentMu.Lock()
 	defer r.sentMu.Unlock()
 	if r.sentTo == nil {

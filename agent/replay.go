@@ -162,10 +162,10 @@ func (p *replayer) retarget(sp vision.ScreenPoint) (vision.ScreenPoint, bool) {
 // checkpoint checks the screen against recorded step and returns the action
 // record to log and whether the step diverged (and must not run). With
 // Force a divergence is recorded in the action and the step goes on.
-func (r *runState) checkpoint(ctx context.Context, step int) (actions.Record, bool, error) {
+func (r *replayCheck) checkpoint(ctx context.Context, step int) (actions.Record, bool, error) {
 	start := r.a.now()
 	c, moves, err := r.check(ctx, step)
-	act := actions.Record{Name: "checkpoint", Args: fmt.Sprint(step), Start: start, Duration: r.a.now().Sub(start)}
+	act := actions.Record{Name: script.Checkpoint, Args: fmt.Sprint(step), Start: start, Duration: r.a.now().Sub(start)}
 	if err != nil {
 		act.Result, act.Error = "failed", err.Error()
 		return act, false, err
@@ -203,7 +203,7 @@ func (r *runState) checkpointTool(c *script.Call, _ starlark.Tuple, _ []starlark
 		return nil, err
 	}
 	defer c.Untimed()() // comparing frames is the replay's work, not the code's
-	act, stop, err := r.checkpoint(c.Ctx, step)
+	act, stop, err := r.checker.checkpoint(c.Ctx, step)
 	act.Args = c.ArgsText()
 	c.Log(act)
 	if err != nil {

@@ -12,6 +12,24 @@ import (
 	"deskpilot/vision"
 )
 
+// replayCheck compares the screen with a replay's recording: before a step's
+// code runs (Console.Step) and where played code calls checkpoint. The run's
+// constructor wires it; runs that replay nothing have none. Its methods run
+// on the loop's or the script's goroutine, one at a time.
+type replayCheck struct {
+	a      *Agent    // the screen, the display and the pointer compared
+	replay *replayer // the recording, and what the checks decided
+	// exec tells the catalogue's kind of a recorded action (pointer
+	// actions' points are compared).
+	exec interface{ Kind(name string) script.Kind }
+	// ownIgnore lists deskpilot's own windows in frame pixels, never
+	// compared.
+	ownIgnore func() []image.Rectangle
+	// screen is the display as the run captures it: secrets masked, as
+	// they were on the recorded frames.
+	screen vision.Capturer
+}
+
 // target is one point a recorded pointer action aimed at, in the pixels of
 // the recorded frame.
 type target struct {
@@ -23,7 +41,7 @@ type target struct {
 // neighbourhood of each point its pointer actions aimed at. It returns the
 // check and, for targets found elsewhere, where the replayed code's screen
 // points should go. A Go error means the screen could not be captured.
-func (r *runState) check(ctx context.Context, step int) (Check, map[vision.ScreenPoint]vision.ScreenPoint, error) {
+func (r *replayCheck) check(ctx context.Context, step int) (Check, map[vision.ScreenPoint]vision.ScreenPoint, error) {
 	p := r.replay
 	c := Check{Step: step, Need: 1 - p.tolerance()}
 	st, ok := p.rec.Trace.Step(step)
@@ -77,7 +95,7 @@ func (r *runState) check(ctx context.Context, step int) (Check, map[vision.Scree
 // looks too different diverges, unless the replay adapts and either every
 // target of the step is located or an earlier step was adapted (once the
 // layout has moved, the screen as a whole cannot look as recorded).
-func (r *runState) diverges(c *Check) bool {
+func (r *replayCheck) diverges(c *Check) bool {
 	p := r.replay
 	adapt := p.rec.Adapt
 	for _, t := range c.Targets {
@@ -149,7 +167,7 @@ func square(c image.Point, s int) image.Rectangle {
 
 // targets are the points step's pointer actions aimed at, in frame pixels
 // (the frames' top-left corner at min), each once.
-func (r *runState) targets(st trace.Step, min image.Point) []target {
+func (r *replayCheck) targets(st trace.Step, min image.Point) []target {
 	org := image.Point{}
 	if s := r.replay.rec.Trace.Start.Screen; s != nil {
 		org = image.Pt(s.X, s.Y)
@@ -176,7 +194,7 @@ func (r *runState) targets(st trace.Step, min image.Point) []target {
 
 // checkIgnore is what a check does not compare, in the pixels of a frame
 // whose top-left corner is min: deskpilot's own windows and the pointer.
-func (r *runState) checkIgnore(min image.Point) []image.Rectangle {
+func (r *replayCheck) checkIgnore(min image.Point) []image.Rectangle {
 	var out []image.Rectangle
 	for _, w := range r.ownIgnore() {
 		out = append(out, w.Add(min))

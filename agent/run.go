@@ -7,7 +7,6 @@ import (
 	"image"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -40,26 +39,24 @@ type runState struct {
 	disp      *dispatcher
 	rec       *recorder
 	input     *trackedInput
-	replay    *replayer // the recording a replay checks against; nil in other runs
-	priors    []Prior   // the earlier runs a follow-up continues, oldest first
-	codeKept  bool      // the follow-up's code runs in the earlier run's child: its variables are there
+	priors    []Prior // the earlier runs a follow-up continues, oldest first
+	codeKept  bool    // the follow-up's code runs in the earlier run's child: its variables are there
 
-	frame      *image.RGBA   // the newest full-resolution frame
-	marks      []vision.Mark // last actions, drawn on the next screenshot
-	step       int
-	curStep    atomic.Int32 // step, for other goroutines (Pause, Resume)
-	usage      Usage
-	grounded   groundUsage  // the grounder's tokens, counted on the script's goroutine
-	groundings atomic.Int32 // grounder calls in the block running now
-	started    time.Time
-	lastCode   string
-	cut        string // why the newest reply was cut short (llm.Response.Cut), or ""
+	// The run's parts, each its own type, wired by newRunWith.
+	replay  *replayer    // the recording a replay checks against; nil in other runs
+	checker *replayCheck // compares the screen with it; nil in other runs
+	locator *locator     // asks the grounder where described elements are
+	layers  *layers      // what an observation adds: marks, a11y and ocr layers
+	policy  *runPolicy   // the confirmations, and what send_after_read remembers
 
-	readHome atomic.Bool     // inspect_file read a file under the home folder
-	sentMu   sync.Mutex      // guards sentTo
-	sentTo   map[string]bool // hosts data went to (or was approved for)
-
-	onScreen grounding // the marks of the newest screenshot (agent/ground.go)
+	frame    *image.RGBA   // the newest full-resolution frame
+	marks    []vision.Mark // last actions, drawn on the next screenshot
+	step     int
+	curStep  atomic.Int32 // step, for other goroutines (Pause, Resume)
+	usage    Usage
+	started  time.Time
+	lastCode string
+	cut      string // why the newest reply was cut short (llm.Response.Cut), or ""
 
 	// Secrets (agent/secrets.go): the filter of every text that leaves, the
 	// reply's stream through it, the fields to mask, the display as the run
@@ -109,9 +106,15 @@ func (a *Agent) newRunWith(ctx context.Context, c Config, task string, h Hooks, 
 	enc := vision.Encoder{Format: cfg.ImageFormat, Quality: cfg.ImageQuality}
 	r.obs = &vision.Observer{Mapper: r.mapper, Encoder: enc}
 	r.attEnc = enc
+	r.locator = &locator{a: a, cfg: cfg, attEnc: enc, ownRects: r.ownRects, screen: r.screen, redact: r.redact}
+	r.layers = &layers{a: a, cfg: cfg, mapper: r.mapper, elements: r.elements}
+	r.policy = &runPolicy{cfg: cfg, confirm: r.confirm, red: r.red}
 	r.input = &trackedInput{Input: a.Input, cursor: a.Cursor, screen: a.Screen, display: a.Display}
 
 	r.exec = r.newExecutor(f)
+	if rp != nil {
+		r.checker = &replayCheck{a: a, replay: rp, exec: r.exec, ownIgnore: r.ownIgnore, screen: r.screen}
+	}
 	if err := r.openRecorder(); err != nil {
 		return nil, err
 	}
@@ -361,7 +364,7 @@ func (r *runState) finished(o Outcome, answer, errText string) Finished {
 		steps = r.cfg.MaxSteps
 	}
 	return Finished{
-		Outcome: o, Answer: r.redact(answer), Error: r.redact(errText), Steps: steps, Usage: r.usage.add(r.grounded.load()),
+		Outcome: o, Answer: r.redact(answer), Error: r.redact(errText), Steps: steps, Usage: r.usage.add(r.locator.grounded.load()),
 		Elapsed: r.a.now().Sub(r.started), TraceDir: r.traceDir(),
 	}
 }
@@ -412,7 +415,7 @@ type view struct {
 	data   []byte      // image encoded as sent to the model
 	format string      // "png" or "jpeg"
 	full   *image.RGBA // the full frame with deskpilot's windows masked
-	notes  string      // what the observation adds to the image: marks, layers (agent/ground.go)
+	notes  string      // what the observation adds to the image: marks, layers (agent/layers.go)
 }
 
 // part is the view as a message part: the encoded bytes, held once (the data
@@ -439,7 +442,7 @@ func (r *runState) observe(ctx context.Context, full *image.RGBA) (view, error) 
 	// between is masked at both places.
 	mask := slices.Concat(r.ownBefore, r.ownRects())
 	r.lookForSecrets(ctx, full)
-	boxes, notes, err := r.look(ctx, full, mask)
+	boxes, notes, err := r.layers.look(ctx, full, mask)
 	if err != nil {
 		return view{}, err
 	}

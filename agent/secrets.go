@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sync"
 
+	"go.starlark.net/starlark"
+
 	"deskpilot/a11y"
 	"deskpilot/agent/script"
 	"deskpilot/agent/secret"
@@ -371,6 +373,57 @@ func (r *runState) lookForSecrets(ctx context.Context, frame *image.RGBA) {
 func (r *runState) checkLaunch(line string) error {
 	if err := r.red.CheckText("launch", "its command line", line); err != nil {
 		return fmt.Errorf("launch: %w", err)
+	}
+	return nil
+}
+
+// checkSends makes every tool whose arguments leave the machine (the
+// catalogue's Sends: an address, a search query, a question for a model)
+// refuse a call that would send a secret in one of them, before it runs; the
+// model reads why. The catalogue decides which: no list of names here.
+func (r *runState) checkSends(ts []script.Tool) []script.Tool {
+	for i := range ts {
+		t := ts[i]
+		if len(t.Sends) == 0 {
+			continue
+		}
+		fn := t.Fn
+		ts[i].Fn = func(c *script.Call, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			if err := r.checkSendArgs(&t, args, kwargs); err != nil {
+				return nil, err
+			}
+			return fn(c, args, kwargs)
+		}
+	}
+	return ts
+}
+
+// checkSendArgs refuses args (bound to t's parameters as Bind does) when one
+// that t sends holds a secret.
+func (r *runState) checkSendArgs(t *script.Tool, args starlark.Tuple, kwargs []starlark.Tuple) error {
+	check := func(name string, v starlark.Value) error {
+		if !slices.Contains(t.Sends, name) {
+			return nil
+		}
+		text := v.String()
+		if s, ok := v.(starlark.String); ok {
+			text = string(s)
+		}
+		return r.red.CheckArg(t.Name, name, text)
+	}
+	for i, v := range args {
+		if i < len(t.Params) {
+			if err := check(t.Params[i].Name, v); err != nil {
+				return err
+			}
+		}
+	}
+	for _, kv := range kwargs {
+		if k, ok := kv[0].(starlark.String); ok {
+			if err := check(string(k), kv[1]); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

@@ -57,7 +57,7 @@ func (r *runState) askUser(c *script.Call, args starlark.Tuple, kwargs []starlar
 		return nil, errNoPerson
 	}
 	reply, err := r.hooks.Ask(c.Ctx, r.redact(q))
-	c.Log(actions.Record{Name: "ask_user", Args: c.ArgsText(), Start: start, Duration: c.Now().Sub(start), Result: "answered"})
+	c.Log(actions.Record{Name: c.Name, Args: c.ArgsText(), Start: start, Duration: c.Now().Sub(start), Result: "answered"})
 	if err != nil {
 		if c.Ctx.Err() != nil {
 			return nil, c.Ctx.Err()
@@ -146,7 +146,7 @@ func (r *runState) openURL(c *script.Call, args starlark.Tuple, kwargs []starlar
 		return nil, fmt.Errorf("open_url: %w", err)
 	}
 	resume := c.Untimed()
-	err = r.checkSend(c.Ctx, u)
+	err = r.policy.checkSend(c.Ctx, u)
 	resume()
 	if err != nil {
 		return nil, err

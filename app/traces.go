@@ -17,6 +17,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"deskpilot/agent"
+	"deskpilot/agent/script"
 	"deskpilot/agent/trace"
 )
 
@@ -206,6 +207,7 @@ func (v *tracesView) open(dir string) {
 		v.u.showError(err)
 		return
 	}
+	t.FillTraits(script.Traits())
 	v.tr = t
 	v.steps = nil
 	for _, s := range t.Steps {

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"deskpilot/internal/wait"
 )
 
 // BenchmarkParallel is the wall time of an 8-task suite whose runner is bound by
@@ -30,7 +32,7 @@ func BenchmarkParallel(b *testing.B) {
 			var perDisplay float64
 			run := func(ctx context.Context, j Job) (Outcome, error) {
 				for reply := range 3 {
-					if err := sleep(ctx, time.Second); err != nil {
+					if err := wait.Sleep(ctx, time.Second); err != nil {
 						return Outcome{}, err
 					}
 					if reply == 0 {

@@ -98,7 +98,11 @@ func (e *checkEnv) AccessibilityTree(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", checks.ErrUnavailable, err)
 	}
-	return checks.TreeXML(els), nil
+	attrs, err := checks.A11yAttributes(ctx, e.b.d.AccessibilityBus, els)
+	if err != nil {
+		attrs = nil // the tree without attr:* rather than no tree
+	}
+	return checks.TreeXML(els, attrs), nil
 }
 
 // Windows lists the display's windows with their WM_CLASS, read by xprop in

@@ -17,6 +17,7 @@ import (
 	"time"
 	"unicode"
 
+	"deskpilot/internal/wait"
 	"deskpilot/vision/xdisplay"
 )
 
@@ -319,7 +320,7 @@ func (h *harness) display(ctx context.Context, t *Task) (*xdisplay.Display, func
 			break
 		}
 		o.Accessibility = false
-		if sleep(ctx, displayRetry) != nil {
+		if wait.Sleep(ctx, displayRetry) != nil {
 			break
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"deskpilot/internal/wait"
 )
 
 // runSteps runs config or postconfig steps in order; the first failure stops them.
@@ -38,7 +40,7 @@ func (b *box) runStep(ctx context.Context, s step) error {
 		}
 		return b.launch(ctx, []string{"xdg-open", p})
 	case "sleep":
-		return sleep(ctx, s.sleep)
+		return wait.Sleep(ctx, s.sleep)
 	case "wait_window":
 		wctx, cancel := context.WithTimeout(ctx, s.timeout)
 		defer cancel()
@@ -75,7 +77,7 @@ func (b *box) execute(ctx context.Context, s step) error {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("its until condition did not hold within %s", commandTimeout)
 		}
-		if err := sleep(ctx, untilPause); err != nil {
+		if err := wait.Sleep(ctx, untilPause); err != nil {
 			return err
 		}
 	}
@@ -86,16 +88,4 @@ func (u *until) holds(r execResult) bool {
 	return (u.returnCode != nil && r.code == *u.returnCode) ||
 		(u.stdout != nil && strings.Contains(r.stdout, *u.stdout)) ||
 		(u.stderr != nil && strings.Contains(r.stderr, *u.stderr))
-}
-
-// sleep waits d or until ctx is done.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

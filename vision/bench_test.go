@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/disintegration/imaging"
+
+	"deskpilot/internal/proc"
 )
 
 // Benchmarks run on testdata/busy1080.png, a 1920x1080 Xvfb screenshot
@@ -19,13 +21,13 @@ import (
 // jobs, wall time says more about the neighbours than about the code.
 type cpuMeter struct{ start time.Duration }
 
-func startCPU() cpuMeter { return cpuMeter{cpuTime()} }
+func startCPU() cpuMeter { return cpuMeter{proc.CPUTime()} }
 
 func (c cpuMeter) report(b *testing.B) {
 	if c.start == 0 || b.N == 0 {
 		return
 	}
-	b.ReportMetric(float64(cpuTime()-c.start)/float64(b.N)/1e6, "cpu-ms/op")
+	b.ReportMetric(float64(proc.CPUTime()-c.start)/float64(b.N)/1e6, "cpu-ms/op")
 }
 
 // shifted returns m moved right by one pixel, so every row differs from m

@@ -1,14 +1,12 @@
 package inspect_test
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
 	"deskpilot/actions/inspect"
+	"deskpilot/internal/proc"
 )
 
 // benchFiles are the files BenchmarkInspect reads, by format.
@@ -54,7 +52,7 @@ func BenchmarkInspect(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			if kb := peakRSS(); kb > 0 {
+			if kb := proc.PeakRSS(); kb > 0 {
 				b.ReportMetric(float64(kb)/1024, "peak-RSS-MiB")
 			}
 		})
@@ -104,22 +102,4 @@ func BenchmarkPDFEngineStart(b *testing.B) {
 			e.Close()
 		}
 	})
-}
-
-// peakRSS is the process's peak resident set (VmHWM) in KiB, 0 where
-// /proc is not there.
-func peakRSS() int {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		if v, ok := strings.CutPrefix(s.Text(), "VmHWM:"); ok {
-			n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
-			return n
-		}
-	}
-	return 0
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/jezek/xgb/xproto"
 
 	"deskpilot/actions"
+	"deskpilot/internal/wait"
 )
 
 // typeChunk is how many characters Type sends between round trips, which
@@ -69,7 +70,7 @@ func (r *Robot) Hold(ctx context.Context, c actions.Combo, d time.Duration) erro
 	}
 	r.mu.Unlock()
 	if err == nil {
-		err = sleep(ctx, d)
+		err = wait.Sleep(ctx, d)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

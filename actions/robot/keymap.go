@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jezek/xgb/xproto"
+
+	"deskpilot/internal/wait"
 )
 
 // spareSettle is how long a borrowed keycode keeps its character after its
@@ -186,7 +188,7 @@ func (r *Robot) prepare(ctx context.Context, m *keymap, syms []xproto.Keysym) (i
 	if err := r.sync(); err != nil {
 		return 0, err
 	}
-	return n, sleep(ctx, mapSettle)
+	return n, wait.Sleep(ctx, mapSettle)
 }
 
 // borrow maps a free keycode, or else the least recently used borrowed one
@@ -211,7 +213,7 @@ func (r *Robot) borrow(ctx context.Context, m *keymap, sym xproto.Keysym, keep m
 		if oldest == nil {
 			return 0, fmt.Errorf("no spare keycode left to map keysym %#x to", uint32(sym))
 		}
-		if err := sleep(ctx, time.Until(oldest.used.Add(spareSettle))); err != nil {
+		if err := wait.Sleep(ctx, time.Until(oldest.used.Add(spareSettle))); err != nil {
 			return 0, err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"deskpilot/actions"
+	"deskpilot/internal/wait"
 )
 
 // X button numbers.
@@ -110,7 +111,7 @@ func (r *Robot) drag(ctx context.Context, from, to actions.Point) error {
 	dx, dy := to.X-from.X, to.Y-from.Y
 	steps := min(max(max(abs(dx), abs(dy))/dragStepPixels, minDragSteps), maxDragSteps)
 	for i := 1; i <= steps; i++ {
-		if err := sleep(ctx, dragStepDelay); err != nil {
+		if err := wait.Sleep(ctx, dragStepDelay); err != nil {
 			return err
 		}
 		r.motion(actions.Point{X: from.X + dx*i/steps, Y: from.Y + dy*i/steps})

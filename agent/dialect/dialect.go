@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"deskpilot/agent/convo"
+	"deskpilot/agent/dialect/registry"
 	"deskpilot/vision"
 )
 
@@ -152,7 +153,7 @@ func New(name string, o Options) (Dialect, error) {
 }
 
 // Default is the dialect of a run that names none.
-const Default = "code"
+const Default = registry.Default
 
 // Names lists the dialects' names, the default first, the rest sorted.
 func Names() []string {

@@ -57,6 +57,7 @@ func (r *recInput) Hold(_ context.Context, c actions.Combo, d time.Duration) err
 }
 func (r *recInput) Type(_ context.Context, text string) error { return r.rec("type %q", text) }
 func (r *recInput) Cursor() (actions.Point, error)            { return r.cursor, nil }
+func (r *recInput) ReleaseAll() error                         { return nil }
 
 func (r *recInput) Calls() []string {
 	r.mu.Lock()

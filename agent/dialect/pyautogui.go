@@ -10,6 +10,7 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
 
+	"deskpilot/agent/dialect/registry"
 	"deskpilot/vision"
 )
 
@@ -85,20 +86,14 @@ func newOpenCUA(coords string) OpenCUA {
 // Name implements Dialect.
 func (OpenCUA) Name() string { return "opencua" }
 
-// PyAutoGUI coordinate options.
+// PyAutoGUI coordinate options (registry's).
 const (
-	PyAutoGUIPixels = "pixels"
-	PyAutoGUISmart  = "smart"
-	PyAutoGUIUnit   = "unit"
+	PyAutoGUIPixels = registry.PyAutoGUIPixels
+	PyAutoGUISmart  = registry.PyAutoGUISmart
+	PyAutoGUIUnit   = registry.PyAutoGUIUnit
 )
 
-func (o Options) check() error {
-	switch o.PyAutoGUICoords {
-	case "", PyAutoGUIPixels, PyAutoGUISmart, PyAutoGUIUnit:
-		return nil
-	}
-	return fmt.Errorf("pyautogui_coords %q: want %q, %q or %q", o.PyAutoGUICoords, PyAutoGUIPixels, PyAutoGUISmart, PyAutoGUIUnit)
-}
+func (o Options) check() error { return registry.CheckPyAutoGUICoords(o.PyAutoGUICoords) }
 
 // Name implements Dialect.
 func (PyAutoGUI) Name() string { return "pyautogui" }

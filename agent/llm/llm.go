@@ -53,6 +53,8 @@ import (
 	"deskpilot/agent/convo"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+
+	"deskpilot/internal/wait"
 )
 
 // Defaults used when a Config field is zero.
@@ -203,7 +205,7 @@ func New(c Config) *Client {
 		}
 	}
 	if c.Sleep == nil {
-		c.Sleep = sleep
+		c.Sleep = wait.Sleep
 	}
 	if c.Now == nil {
 		c.Now = time.Now
@@ -333,18 +335,6 @@ func (c *Client) fallback(err error, sent sentFeatures) bool {
 		return true
 	}
 	return false
-}
-
-// sleep waits d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 func parseBaseURL(s string) (*url.URL, error) {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 
+	"deskpilot/actions"
+
 	"go.starlark.net/starlark"
 )
 
@@ -44,6 +46,11 @@ const (
 	defaultGroupName  = "other"
 )
 
+// Checkpoint is the name of the replay builtin checkpoint(step): the agent
+// binds it in replays, and a played script's checkpoint lines split it into
+// the segments it checks.
+const Checkpoint = "checkpoint"
+
 // Builtins is the catalogue: every builtin deskpilot offers the model, declared
 // once with its metadata and without its implementation. The prompt's tool list
 // (in this order), the guard, the off-screen rule, the policy and the app's
@@ -66,10 +73,10 @@ func Builtins() []Tool {
 	return withLimits(slices.Concat(
 		pointerBuiltins(xy),
 		[]Tool{
-			{Name: "type_text", Group: "keyboard", Kind: KindKeyboard,
+			{Name: "type_text", Group: "keyboard", Kind: KindKeyboard, Types: actions.TypesText,
 				Doc:    "Type text at the keyboard focus as if on a keyboard; any Unicode works. Click the field first; use press() for enter, tab and shortcuts.",
 				Params: []Param{{Name: "text", Type: "str", Doc: "the text to type."}}},
-			{Name: "type_secret", Group: "keyboard", Kind: KindKeyboard,
+			{Name: "type_secret", Group: "keyboard", Kind: KindKeyboard, Types: actions.TypesSecret,
 				Doc:    "Type the stored secret called name (a password or token) at the keyboard focus. You never see its value and it is never logged.",
 				Params: []Param{{Name: "name", Type: "str", Doc: "the secret's name, as given in the task."}}},
 			{Name: "press", Group: "keyboard", Kind: KindKeyboard, Risk: RiskCloseCombos,
@@ -88,12 +95,12 @@ func Builtins() []Tool {
 			{Name: "launch", Group: "apps", Kind: KindApp, Risk: RiskLaunch,
 				Doc:    "Starts a desktop program on this display. The person may be asked to approve it.",
 				Params: []Param{{Name: "app", Type: "str", Doc: `program and arguments, e.g. "gedit notes.txt" (no shell syntax)`}}},
-			{Name: "open_url", Group: "apps", Kind: KindApp, Risk: RiskOpenURL,
+			{Name: "open_url", Group: "apps", Kind: KindApp, Risk: RiskOpenURL, Sends: []string{"url"},
 				Doc:    "Opens the address in the desktop's web browser (to read pages as text, use visit_page instead). The person may be asked to approve it.",
 				Params: []Param{{Name: "url", Type: "str", Doc: "an http or https address"}}},
 		},
 		researchBuiltins(url),
-		[]Tool{{Name: "checkpoint", Group: "replay", Kind: KindReplay,
+		[]Tool{{Name: Checkpoint, Group: "replay", Kind: KindReplay,
 			Doc:    "Compare the screen with the frame this step saw when the run was recorded, and the neighbourhood of each point its pointer actions aimed at. When they differ the script stops before acting (exit 4) unless played with --force; with --adapt, targets found elsewhere on the screen are clicked there.",
 			Params: []Param{{Name: "step", Type: "int", Doc: "the recorded step whose frame the screen must look like."}}}},
 		[]Tool{{Name: "final_answer", Group: "control", Kind: KindControl,
@@ -105,15 +112,16 @@ func Builtins() []Tool {
 
 func pointerBuiltins(xy []Param) []Tool {
 	return []Tool{
-		{Name: "click", Group: "mouse", Kind: KindPointer, Doc: "Move the mouse to (x, y) and click there.",
+		{Name: "click", Group: "mouse", Kind: KindPointer, Target: actions.TargetXY, Grounded: true, Gesture: actions.GestureClick,
+			Doc:    "Move the mouse to (x, y) and click there.",
 			Params: append(slices.Clone(xy), Param{Name: "button", Type: "str", Default: `"left"`, Doc: `"left", "right" or "middle".`})},
-		{Name: "double_click", Group: "mouse", Kind: KindPointer, Params: xy,
+		{Name: "double_click", Group: "mouse", Kind: KindPointer, Target: actions.TargetXY, Grounded: true, Gesture: actions.GestureDouble, Params: xy,
 			Doc: "Double-click the left button at (x, y), e.g. to open a file or select a word."},
-		{Name: "right_click", Group: "mouse", Kind: KindPointer, Params: xy,
+		{Name: "right_click", Group: "mouse", Kind: KindPointer, Target: actions.TargetXY, Grounded: true, Gesture: actions.GestureRight, Params: xy,
 			Doc: "Click the right button at (x, y), usually to open a context menu."},
-		{Name: "move", Group: "mouse", Kind: KindPointer, Params: xy,
+		{Name: "move", Group: "mouse", Kind: KindPointer, Target: actions.TargetXY, Grounded: true, Gesture: actions.GestureMove, Params: xy,
 			Doc: "Move the mouse to (x, y) without clicking, e.g. to hover over a menu or tooltip."},
-		{Name: "drag", Group: "mouse", Kind: KindPointer,
+		{Name: "drag", Group: "mouse", Kind: KindPointer, Target: actions.TargetXY, Grounded: true, Gesture: actions.GestureDrag,
 			Doc: "Press the left button at (x1, y1), move to (x2, y2) and release: drag and drop, select text, move a slider.",
 			Params: []Param{
 				{Name: "x1", Type: "int", Doc: "x where the drag starts."},
@@ -121,35 +129,30 @@ func pointerBuiltins(xy []Param) []Tool {
 				{Name: "x2", Type: "int", Doc: "x where it ends."},
 				{Name: "y2", Type: "int", Doc: "y where it ends."},
 			}},
-		{Name: "scroll", Group: "mouse", Kind: KindPointer, Doc: "Move the mouse to (x, y) and turn the wheel there.",
+		{Name: "scroll", Group: "mouse", Kind: KindPointer, Target: actions.TargetXY, Gesture: actions.GestureScroll,
+			Doc: "Move the mouse to (x, y) and turn the wheel there.",
 			Params: append(slices.Clone(xy),
 				Param{Name: "direction", Type: "str", Default: `"down"`, Doc: `"up", "down", "left" or "right".`},
 				Param{Name: "amount", Type: "int", Default: "3", Doc: fmt.Sprintf("wheel clicks, 1 to %d (one click is about three lines of text).", MaxScroll)})},
-		{Name: "locate", Group: "mouse", Kind: KindScreen, Returns: "tuple[int, int]",
+		{Name: locateName, Group: "mouse", Kind: KindScreen, Target: actions.TargetGrounder, Returns: "tuple[int, int]",
 			Doc: "Find an element on the screen as it is now and return its centre (x, y) in the screenshot's coordinates, without acting. A grounding model looks for it; when it finds none, locate fails. Offered only when a grounder is configured.",
 			Params: []Param{{Name: "description", Type: "str",
 				Doc: `the element as you would point it out to a person: its text or icon, its kind and where it is, e.g. "the Save button at the bottom of the form".`}}},
 	}
 }
 
+// locateName is the builtin that finds a described element with the
+// grounder; a grounded click logs its grounding as a call of it.
+const locateName = "locate"
+
 // MaxDescription is the longest element description, in bytes, the grounded
 // builtins take.
 const MaxDescription = 500
 
-// grounds reports whether the builtin called name takes a description of an
-// element instead of coordinates when a grounder is configured.
-func grounds(name string) bool {
-	switch name {
-	case "click", "double_click", "right_click", "move", "drag":
-		return true
-	}
-	return false
-}
-
-// groundedBuiltin returns entry t as a run with a grounder offers it: click,
-// double_click, right_click and move also take a description of an element
-// instead of x, y, and drag a description for each end; their docs show both
-// forms. Other entries come back unchanged.
+// groundedBuiltin returns entry t as a run with a grounder offers it: a
+// Grounded entry also takes a description of an element instead of x, y (a
+// drag a description for each end); its doc shows both forms. Other entries
+// come back unchanged.
 func groundedBuiltin(t Tool) Tool {
 	desc := func(name, axis string) Param {
 		return Param{Name: name, Type: "int | str", MaxLen: MaxDescription,
@@ -158,12 +161,13 @@ func groundedBuiltin(t Tool) Tool {
 	none := func(name, doc string) Param {
 		return Param{Name: name, Type: "int | None", Default: "None", MaxLen: numberLen, Doc: doc + "; left out with a description."}
 	}
-	switch t.Name {
-	case "click", "double_click", "right_click", "move":
+	switch {
+	case !t.Grounded:
+	case t.Gesture != actions.GestureDrag:
 		t.Params = slices.Clone(t.Params)
 		t.Params[0], t.Params[1] = desc("x", "horizontal"), none("y", "vertical position")
 		t.Doc += fmt.Sprintf(` Or describe the element instead of giving x, y, e.g. %s("the Save button"): a grounding model finds it on the screen as it is now, and the observation says where it acted.`, t.Name)
-	case "drag":
+	default:
 		t.Params = slices.Clone(t.Params)
 		t.Params[0] = desc("x1", "the start's horizontal")
 		t.Params[1] = Param{Name: "y1", Type: "int | str", MaxLen: MaxDescription, Doc: "y where the drag starts, or a description of the element where it ends."}
@@ -191,13 +195,13 @@ func screenBuiltins(corners []Param) []Tool {
 
 func researchBuiltins(url Param) []Tool {
 	return []Tool{
-		{Name: "web_search", Group: "browser", Kind: KindResearch, Returns: "str",
+		{Name: "web_search", Group: "browser", Kind: KindResearch, Returns: "str", Sends: []string{"query", "year"},
 			Doc: `Search the web and return the results as text: a numbered list of titles with links, dates and snippets. Print it to read it, e.g. print(web_search("tallest building in Europe")), then open a result with visit_page(link).`,
 			Params: []Param{
 				{Name: "query", Type: "str", Doc: "what to search for, as you would type it into a search engine."},
 				{Name: "year", Type: "int | None", Default: "None", Doc: "only results published in this year, e.g. 2023; None for any time."},
 			}},
-		{Name: "visit_page", Group: "browser", Kind: KindResearch, Returns: "str", Params: []Param{url},
+		{Name: "visit_page", Group: "browser", Kind: KindResearch, Returns: "str", Params: []Param{url}, Sends: []string{"url"},
 			Doc: `Open a web page and return its first viewport as text: a header (Address, Title, "Viewport position: Showing page X of Y.") and a few thousand characters of the page as markdown, the article first. Links show as [text][N] with their sites listed below the viewport; visit_page("[N]") follows link N of the current page. A file (PDF, Office document, archive) is downloaded and returned as text, saying where it was saved. Print the result to read it.`},
 		{Name: "page_down", Group: "browser", Kind: KindResearch, Returns: "str",
 			Doc: "Scroll the current page one viewport down and return that viewport, with the header. At the last viewport it stays there."},
@@ -208,13 +212,13 @@ func researchBuiltins(url Param) []Tool {
 			Params: []Param{{Name: "text", Type: "str", Doc: `the words to find, e.g. "population" or "founded in *".`}}},
 		{Name: "find_next", Group: "browser", Kind: KindResearch, Returns: "str",
 			Doc: "Return the viewport holding the next match of the last find_on_page, wrapping around to the top."},
-		{Name: "archived_url", Group: "browser", Kind: KindResearch, Returns: "str",
+		{Name: "archived_url", Group: "browser", Kind: KindResearch, Returns: "str", Sends: []string{"url", "date"},
 			Doc: "Open the Wayback Machine's copy of a page as it was near a date (or its nearest snapshot) and return the first viewport, like visit_page. Use it for pages that have changed or are gone.",
 			Params: []Param{
 				{Name: "url", Type: "str", Doc: "the address of the page as it was then."},
 				{Name: "date", Type: "str", Doc: `the date as "YYYYMMDD", e.g. "20200131".`},
 			}},
-		{Name: "inspect_file", Group: "files", Kind: KindResearch, Returns: "str",
+		{Name: "inspect_file", Group: "files", Kind: KindResearch, Returns: "str", Sends: []string{"question"},
 			Doc: `Read a local file and return its content as markdown text: plain text, Markdown, CSV/TSV, JSON, XML, RSS/Atom, HTML, PDF (with page markers), DOCX, XLSX (a table per sheet), PPTX (a section per slide), EPUB, notebooks, ZIP (a listing and its first files; read a member as "archive.zip/member") and images (size, format and a caption). A long file comes a part at a time, ending with a note that says how to read on (page=N). With a question, a model reads the file and its answer is returned instead of the text. Print the result to read it.`,
 			Params: []Param{
 				{Name: "path", Type: "str", Doc: `the file: an absolute path, "~/..." or the path a download was saved to.`},
@@ -222,6 +226,17 @@ func researchBuiltins(url Param) []Tool {
 				{Name: "page", Type: "int", Default: "1", Doc: "where to start in a long file: for a PDF the page number, for other files the part (as the note at the end of the previous part says)."},
 			}},
 	}
+}
+
+// Traits returns the traits of every builtin of the catalogue, by name, for
+// action records that carry none (traces written before records carried
+// them: trace.Trace.FillTraits). The map is new on each call.
+func Traits() map[string]actions.Traits {
+	out := map[string]actions.Traits{}
+	for _, t := range Builtins() {
+		out[t.Name] = t.Traits()
+	}
+	return out
 }
 
 // Builtin returns the catalogue's entry called name with fn as its

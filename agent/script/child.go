@@ -115,8 +115,9 @@ func (ch *child) executor(init initMsg, sets ModuleSets) (*Executor, error) {
 		opts.Modules = m
 	}
 	var tools []Tool
+	own := finalAnswerTool()
 	for _, s := range init.Tools {
-		if s.Name == "final_answer" {
+		if s.Name == own.Name {
 			continue // the child's own
 		}
 		tools = append(tools, Tool{Name: s.Name, Params: s.Params, Kind: s.Kind, Fn: ch.forward})

@@ -16,28 +16,14 @@ import (
 	"go.starlark.net/starlark"
 )
 
-// Input is the mouse and keyboard Desktop drives; *robot.Robot implements it.
-// Points are screen pixels in root coordinates. Methods are called from the
-// script's goroutine, one at a time, and must honour ctx.
-type Input interface {
-	Move(ctx context.Context, p actions.Point) error
-	Click(ctx context.Context, p actions.Point, b actions.Button, n int) error
-	Drag(ctx context.Context, from, to actions.Point) error
-	Scroll(ctx context.Context, p actions.Point, d actions.Direction, amount int) error
-	Press(ctx context.Context, c actions.Combo) error
-	Hold(ctx context.Context, c actions.Combo, d time.Duration) error
-	Type(ctx context.Context, text string) error
-	Cursor() (actions.Point, error)
-}
-
 // DesktopDeps are what the desktop tools need. Only Mapper and Input are
 // required; a nil Frames makes screenshot and zoom fail with a clear error,
 // a nil Secrets knows no secret, a nil Guard allows everything.
 type DesktopDeps struct {
 	// Mapper converts the model's coordinates to screen pixels and back.
 	Mapper vision.Mapper
-	// Input executes the primitives.
-	Input Input
+	// Input executes the primitives (*robot.Robot, a desktop backend's).
+	Input actions.Input
 	// Frames captures full-resolution frames of the target display for
 	// screenshot and zoom.
 	Frames vision.Capturer
@@ -220,11 +206,13 @@ func (d *desktop) pointAct(c *Call, a *Args, result string, do func(ctx context.
 	if err != nil {
 		return err
 	}
+	act := actions.Record{}
 	if grounded != "" {
 		result += "; " + grounded
+		act.Target = actions.TargetGrounder
 	}
 	sp, moved := d.retarget(sp)
-	act := actions.Record{Model: &[2]float64{mp.X, mp.Y}, Screen: &[2]int{sp.X, sp.Y}, Result: result + moved}
+	act.Model, act.Screen, act.Result = &[2]float64{mp.X, mp.Y}, &[2]int{sp.X, sp.Y}, result+moved
 	return d.act(c, act, Guarded{At: &sp}, func(ctx context.Context) error { return do(ctx, actions.Point(sp)) })
 }
 
@@ -240,7 +228,7 @@ func (d *desktop) act(c *Call, act actions.Record, g Guarded, do func(ctx contex
 	act.Start = c.Now()
 	g.Tool, g.Call = c.tool, c.Name+"("+act.Args+")"
 	err := d.guard(c, g)
-	if err == nil && act.To != nil && c.Name == "drag" {
+	if err == nil && act.To != nil && c.tool.Gesture == actions.GestureDrag {
 		// A drop point is checked like the start (deskpilot's own window).
 		g.At = &vision.ScreenPoint{X: act.To[0], Y: act.To[1]}
 		err = d.guard(c, g)
@@ -274,13 +262,15 @@ func (d *desktop) drag(c *Call, a *Args) error {
 	if err != nil {
 		return err
 	}
-	result := "dragged"
+	result, act := "dragged", actions.Record{}
 	if grounded != "" {
 		result += "; " + grounded
+		act.Target = actions.TargetGrounder
 	}
 	s1, moved1 := d.retarget(s1)
 	s2, moved2 := d.retarget(s2)
-	act := actions.Record{Model: &[2]float64{m1.X, m1.Y}, Screen: &[2]int{s1.X, s1.Y}, To: &[2]int{s2.X, s2.Y}, Result: result + moved1 + moved2}
+	act.Model, act.Screen, act.To = &[2]float64{m1.X, m1.Y}, &[2]int{s1.X, s1.Y}, &[2]int{s2.X, s2.Y}
+	act.Result = result + moved1 + moved2
 	return d.act(c, act, Guarded{At: &s1}, func(ctx context.Context) error {
 		return d.Input.Drag(ctx, actions.Point(s1), actions.Point(s2))
 	})

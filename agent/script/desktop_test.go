@@ -57,6 +57,7 @@ func (f *fakeInput) Type(_ context.Context, text string) error {
 	return f.record("type %s", text)
 }
 func (f *fakeInput) Cursor() (actions.Point, error) { return f.cursor, nil }
+func (f *fakeInput) ReleaseAll() error              { return nil }
 
 func (f *fakeInput) Calls() []string {
 	f.mu.Lock()
@@ -435,6 +436,7 @@ func (discardInput) Press(context.Context, actions.Combo) error               { 
 func (discardInput) Hold(context.Context, actions.Combo, time.Duration) error { return nil }
 func (discardInput) Type(context.Context, string) error                       { return nil }
 func (discardInput) Cursor() (actions.Point, error)                           { return actions.Point{}, nil }
+func (discardInput) ReleaseAll() error                                        { return nil }
 
 // checkGolden compares got with testdata/name; -update rewrites the file.
 func checkGolden(t *testing.T, name, got string) {

@@ -11,6 +11,8 @@ import (
 	"go.starlark.net/resolve"
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
+
+	"deskpilot/internal/editdist"
 )
 
 const (
@@ -211,32 +213,11 @@ func (e *Executor) nearest(name string) string {
 	sort.Strings(cands)
 	best, bestD := "", max(2, len(name)/3)+1
 	for _, c := range cands {
-		if d := editDistance(strings.ToLower(name), strings.ToLower(c)); d < bestD {
+		if d := editdist.Distance(strings.ToLower(name), strings.ToLower(c)); d < bestD {
 			best, bestD = c, d
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance of a and b in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // syntaxHint explains, from the parser's message and the failing line, a

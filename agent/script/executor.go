@@ -151,10 +151,8 @@ func (e *Executor) Close() error { return nil }
 
 // Kind returns the kind of the registered tool called name; "" for any other name.
 func (e *Executor) Kind(name string) Kind {
-	for _, t := range e.tools {
-		if t.Name == name {
-			return t.Kind
-		}
+	if t := e.tool(name); t != nil {
+		return t.Kind
 	}
 	return ""
 }

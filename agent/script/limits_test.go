@@ -12,6 +12,7 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
+	"deskpilot/actions"
 	"deskpilot/vision"
 )
 
@@ -31,7 +32,7 @@ func TestEveryArgumentHasALimit(t *testing.T) {
 
 // desktopSandbox is a real sandbox with the desktop and grounding builtins
 // over in, and a block limit of timeout.
-func desktopSandbox(t *testing.T, in Input, timeout time.Duration, redact func(string) string) *Sandbox {
+func desktopSandbox(t *testing.T, in actions.Input, timeout time.Duration, redact func(string) string) *Sandbox {
 	t.Helper()
 	d := DesktopDeps{Mapper: vision.NewMapper(testDisplay, 960, ""), Input: in}
 	s := NewSandbox(SandboxOptions{Options: Options{Timeout: timeout, Redact: redact}}, append(Desktop(d), Ground(d, GroundDeps{})...)...)

@@ -34,12 +34,43 @@ type Tool struct {
 	Kind Kind
 	// Risk names the confirmation policy entry covering the tool ("" = none).
 	Risk string
+
+	// The traits below say what the tool does, for whoever handles its calls
+	// or their records (the guard, the observation's marks, the trace's
+	// overlay, the dataset's redaction, what may leave the machine): they ask
+	// the tool, never a list of names. docs/contracts.md lists each builtin's.
+
+	// Target says how the tool finds the screen point it acts at (or, for
+	// locate, finds): actions.TargetXY from its x and y parameters (x1, y1
+	// and x2, y2 for a drag), TargetText, TargetElement, TargetMark or
+	// TargetGrounder; "" = it has none. Its action record carries the point
+	// it used (Record.Screen) and how it was found (Record.Target).
+	Target actions.Target
+	// Grounded says that, with a grounder configured, the tool also takes a
+	// description of an element instead of x, y (a drag one for each end):
+	// the grounder finds the point, and the record's Target says so.
+	Grounded bool
+	// Gesture is what a pointer tool does at its point; "" = nothing.
+	Gesture actions.Gesture
+	// Types says what the tool types at the keyboard focus: the text of its
+	// argument (TypesText) or a stored secret (TypesSecret); "" = nothing.
+	Types actions.Typing
+	// Sends names the parameters whose values leave the machine: sent to a
+	// web server, a search engine, the desktop's browser or a model; nil =
+	// none leaves.
+	Sends []string
 	// Fn runs the tool. It is called on the Starlark thread's goroutine, one
 	// call at a time per Executor. A returned error ends the block with a
 	// runtime error whose text the model reads; the Executor prefixes it with
 	// "Name: " unless it already starts so. Fn returning nil means None. A
 	// panic in Fn becomes a runtime error, never a crash.
 	Fn func(c *Call, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)
+}
+
+// Traits returns what the tool's action records carry of its traits
+// (Call.Log stamps them).
+func (t *Tool) Traits() actions.Traits {
+	return actions.Traits{Target: t.Target, Gesture: t.Gesture, Types: t.Types}
 }
 
 // Param is one parameter of a Tool.
@@ -86,8 +117,17 @@ type Call struct {
 	kwargs []starlark.Tuple
 }
 
-// Log appends a to the block's action log (Result.Actions).
+// Log appends a to the block's action log (Result.Actions), stamped with the
+// traits of the tool a names (Tool.Traits); a Target a sets is kept, as the
+// call's own.
 func (c *Call) Log(a actions.Record) {
+	if t := c.r.exec.tool(a.Name); t != nil {
+		tr := t.Traits()
+		if a.Target != "" {
+			tr.Target = a.Target
+		}
+		a.Traits = tr
+	}
 	c.r.mu.Lock()
 	c.r.actions = append(c.r.actions, a)
 	c.r.mu.Unlock()

@@ -76,14 +76,28 @@ func decodings(s string) []string {
 // SendError is a request refused because it would send a secret.
 type SendError struct {
 	Name  string // the secret's name
-	Host  string // where the request was going
-	Where string // "its address", "its header X", "its body"
+	Host  string // where the request was going; "" when Tool says
+	Tool  string // the builtin whose argument would send it; "" for a request
+	Where string // "its address", "its header X", "its body", "its argument url"
 }
 
 func (e *SendError) Error() string {
-	return fmt.Sprintf("refused: the request to %s would send the secret %q (in %s); a secret is only ever typed "+
+	what := "the request to " + e.Host
+	if e.Tool != "" {
+		what = e.Tool
+	}
+	return fmt.Sprintf("refused: %s would send the secret %q (in %s); a secret is only ever typed "+
 		"with type_secret into a field on the screen, never sent anywhere, and a value read back as %s stands for it",
-		e.Host, e.Name, e.Where, Placeholder(e.Name))
+		what, e.Name, e.Where, Placeholder(e.Name))
+}
+
+// CheckArg refuses the argument param of the builtin tool, whose value
+// leaves the machine (the catalogue's Sends), when text holds a secret.
+func (r *Redactor) CheckArg(tool, param, text string) error {
+	if n, ok := r.Find(text); ok {
+		return &SendError{Name: n, Tool: tool, Where: "its argument " + param}
+	}
+	return nil
 }
 
 // CheckURL refuses an address that holds a secret.

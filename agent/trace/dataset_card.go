@@ -1,6 +1,8 @@
 package trace
 
 import (
+	"deskpilot/actions"
+
 	"bytes"
 	"errors"
 	"fmt"
@@ -11,17 +13,21 @@ import (
 )
 
 // The field of a typed secret, as Redact flattens it: a box this size
-// (screen pixels) centred on the point the run clicked last before it typed
-// the secret. Wide enough for a text field whose middle was clicked.
+// (screen pixels) centred on the point where the run last pressed a button
+// before it typed the secret. Wide enough for a text field whose middle was
+// clicked.
 const (
 	secretFieldWidth  = 640
 	secretFieldHeight = 56
 )
 
 // secretFields returns, by step, the screen regions (root pixels) where the
-// step's image may show a typed secret: the field of every type_secret of
-// an earlier step. Without a click before the type_secret the field is
-// unknown and the whole screen is returned.
+// step's image may show a typed secret: the field of every action that typed
+// a secret (actions.TypesSecret) in an earlier step. The field is around the
+// recorded point of the last action before it whose gesture pressed a button
+// (a click, however its point was found: coordinates, text, element, mark,
+// grounder); without one the field is unknown and the whole screen is
+// returned. The actions' traits are those recorded with them.
 func secretFields(t *Trace) map[int][]image.Rectangle {
 	whole := image.Rect(-1<<20, -1<<20, 1<<20, 1<<20)
 	out := map[int][]image.Rectangle{}
@@ -32,12 +38,12 @@ func secretFields(t *Trace) map[int][]image.Rectangle {
 			out[s.Number] = slices.Clone(active)
 		}
 		for _, a := range s.Actions {
-			switch a.Name {
-			case "click", "double_click", "right_click":
+			switch {
+			case a.Gesture.Presses():
 				if a.Screen != nil && a.Error == "" {
 					last = a.Screen
 				}
-			case "type_secret": // failed ones too: part of the secret may have been typed
+			case a.Types == actions.TypesSecret: // failed ones too: part of the secret may have been typed
 				r := whole
 				if last != nil {
 					c := image.Pt(last[0], last[1])

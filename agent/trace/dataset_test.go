@@ -193,8 +193,8 @@ func secretTrace(t *testing.T, secret string) *Trace {
 	events := []Event{
 		{Type: TypeObservation, Step: 0, Frame: screen(0)},
 		{Type: TypeCode, Step: 1, Code: "click(300, 200)\ntype_secret(\"password\")"},
-		{Type: TypeAction, Step: 1, Action: &actions.Record{Name: "click", Args: "300, 200", Model: &[2]float64{300, 200}, Screen: &[2]int{300, 200}, Result: "clicked"}},
-		{Type: TypeAction, Step: 1, Action: &actions.Record{Name: "type_secret", Args: `"password"`, Result: "typed [redacted]"}},
+		{Type: TypeAction, Step: 1, Action: &actions.Record{Name: "click", Args: "300, 200", Model: &[2]float64{300, 200}, Screen: &[2]int{300, 200}, Result: "clicked", Traits: clickTraits}},
+		{Type: TypeAction, Step: 1, Action: &actions.Record{Name: "type_secret", Args: `"password"`, Result: "typed [redacted]", Traits: secretTraits}},
 		{Type: TypeObservation, Step: 1, Frame: screen(1)},
 		{Type: TypeCode, Step: 2, Code: "print(x)", Text: "the value is " + secret},
 		{Type: TypeObservation, Step: 2, Text: "Printed output:\n" + secret + "\n", Frame: screen(2)},
@@ -282,17 +282,24 @@ func uniform(img image.Image, r image.Rectangle) bool {
 	return true
 }
 
+// The traits the catalogue gives click and type_secret, as their records carry them.
+var (
+	clickTraits  = actions.Traits{Target: actions.TargetXY, Gesture: actions.GestureClick}
+	secretTraits = actions.Traits{Types: actions.TypesSecret}
+)
+
 func TestSecretFields(t *testing.T) {
-	rec := func(name string, at ...int) actions.Record {
-		a := actions.Record{Name: name}
+	rec := func(name string, tr actions.Traits, at ...int) actions.Record {
+		a := actions.Record{Name: name, Traits: tr}
 		if len(at) == 2 {
 			a.Screen = &[2]int{at[0], at[1]}
 		}
 		return a
 	}
+	move := actions.Traits{Target: actions.TargetXY, Gesture: actions.GestureMove}
 	tr := &Trace{Steps: []Step{
-		{Number: 1, Actions: []actions.Record{rec("type_secret")}},
-		{Number: 2, Actions: []actions.Record{rec("click", 500, 300), rec("move", 10, 10), rec("type_secret")}},
+		{Number: 1, Actions: []actions.Record{rec("type_secret", secretTraits)}},
+		{Number: 2, Actions: []actions.Record{rec("click", clickTraits, 500, 300), rec("move", move, 10, 10), rec("type_secret", secretTraits)}},
 		{Number: 3},
 	}}
 	got := secretFields(tr)
@@ -309,5 +316,30 @@ func TestSecretFields(t *testing.T) {
 	rects := imageRects([]image.Rectangle{image.Rect(101, 0, 103, 3)}, Rect{X: 100, W: 800, H: 600}, image.Pt(400, 300))
 	if len(rects) != 1 || rects[0] != image.Rect(0, 0, 2, 2) {
 		t.Errorf("imageRects = %v", rects)
+	}
+}
+
+// A trace written before action records carried traits is redacted once the
+// catalogue's traits are filled in; recorded traits are kept.
+func TestFillTraits(t *testing.T) {
+	old := func() *Trace {
+		return &Trace{Steps: []Step{
+			{Number: 1, Actions: []actions.Record{{Name: "click", Screen: &[2]int{300, 200}}, {Name: "type_secret"}}},
+			{Number: 2},
+		}}
+	}
+	if got := secretFields(old()); len(got) != 0 {
+		t.Fatalf("without traits: %v, want nothing known", got)
+	}
+	tr := old()
+	tr.Steps[0].Actions[0].Gesture = actions.GestureMove // recorded: kept
+	tr.FillTraits(map[string]actions.Traits{"click": clickTraits, "type_secret": secretTraits})
+	if a := tr.Steps[0].Actions; a[0].Gesture != actions.GestureMove || a[0].Target != "" || a[1] != (actions.Record{Name: "type_secret", Traits: secretTraits}) {
+		t.Errorf("filled %+v", a)
+	}
+	tr = old()
+	tr.FillTraits(map[string]actions.Traits{"click": clickTraits, "type_secret": secretTraits})
+	if got := secretFields(tr)[2]; len(got) != 1 || !image.Pt(300, 200).In(got[0]) || got[0].Dx() != secretFieldWidth {
+		t.Errorf("fields of step 2 %v, want the field around (300, 200)", got)
 	}
 }

@@ -38,7 +38,7 @@ func (f *frameView) marks(acts []actions.Record, scr *Rect) {
 			continue
 		}
 		m := markView{
-			N: i + 1, Kind: markKind(a.Name), Err: a.Error != "",
+			N: i + 1, Kind: markKind(a), Err: a.Error != "",
 			Title: a.Name + "(" + a.Args + ")",
 			X:     round1(float64(a.Screen[0]-ox) * sx), Y: round1(float64(a.Screen[1]-oy) * sy),
 			R: round1(r), R2: round1(r * 0.55), BR: round1(r * 0.8), SW: round1(r / 4), HW: round1(r / 2),
@@ -49,7 +49,7 @@ func (f *frameView) marks(acts []actions.Record, scr *Rect) {
 		}
 		m.LX, m.LY = round1(m.X+r*1.3), round1(m.Y-r*1.3)
 		if a.To != nil {
-			m.Kind = "drag"
+			m.Kind = string(actions.GestureDrag)
 			tx, ty := float64(a.To[0]-ox)*sx, float64(a.To[1]-oy)*sy
 			m.X2, m.Y2, m.Head = arrow(m.X, m.Y, tx, ty, r)
 		}
@@ -57,23 +57,13 @@ func (f *frameView) marks(acts []actions.Record, scr *Rect) {
 	}
 }
 
-// markKind maps an action name to the marker drawn for it.
-func markKind(name string) string {
-	switch name {
-	case "click", "left_click":
-		return "click"
-	case "right_click":
-		return "right"
-	case "double_click":
-		return "double"
-	case "move":
-		return "move"
-	case "scroll":
-		return "scroll"
-	case "drag":
-		return "drag"
+// markKind is the marker drawn for an action: its gesture, or "point" for an
+// action that only carries a point (locate, zoom).
+func markKind(a actions.Record) string {
+	if a.Gesture == "" {
+		return "point"
 	}
-	return "point"
+	return string(a.Gesture)
 }
 
 // arrow returns where a drag's shaft ends and its arrowhead polygon, for a head of

@@ -227,6 +227,26 @@ func (s *Step) derive() {
 	}
 }
 
+// FillTraits gives every action that carries no traits (one written before
+// action records carried them) the traits known for its name, typically the
+// builtin catalogue's (agent/script.Traits). Actions with traits keep theirs.
+func (t *Trace) FillTraits(known map[string]actions.Traits) {
+	fill := func(a *actions.Record) {
+		if a != nil && a.Traits == (actions.Traits{}) {
+			a.Traits = known[a.Name]
+		}
+	}
+	for i := range t.Steps {
+		s := &t.Steps[i]
+		for j := range s.Actions {
+			fill(&s.Actions[j])
+		}
+		for j := range s.Events {
+			fill(s.Events[j].Action)
+		}
+	}
+}
+
 // Step returns step n (0 holds what came before the first step).
 func (t *Trace) Step(n int) (Step, bool) {
 	for _, s := range t.Steps {

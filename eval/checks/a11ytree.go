@@ -3,6 +3,9 @@ package checks
 import (
 	"encoding/xml"
 	"fmt"
+	"maps"
+	"regexp"
+	"slices"
 	"strings"
 
 	"deskpilot/a11y"
@@ -10,33 +13,56 @@ import (
 
 // The namespaces of OSWorld's accessibility tree XML.
 const (
-	nsState     = "uri:deskat:state.at-spi.gnome.org"
-	nsComponent = "uri:deskat:component.at-spi.gnome.org"
+	nsState      = "uri:deskat:state.at-spi.gnome.org"
+	nsComponent  = "uri:deskat:component.at-spi.gnome.org"
+	nsAttributes = "uri:deskat:attributes.at-spi.gnome.org"
 )
+
+// xmlName is an attribute name that needs no escaping in XML.
+var xmlName = regexp.MustCompile(`^[A-Za-z_][-A-Za-z0-9_.]*$`)
 
 // TreeXML renders elements of an AT-SPI walk (in tree order, with their
 // depths) as the XML OSWorld's server gives for the accessibility tree: one
 // element per accessible, tagged with its role ("push-button"), with name,
 // st:STATE="true" for each state, cp:screencoord and cp:size, and its text.
-// Object attributes (OSWorld's attr:*) are not read by the walk and are absent.
-func TreeXML(els []a11y.Element) string {
+// Each application's elements sit in an <application name="..."> element,
+// as in OSWorld's tree; the walk's elements are those the agent sees (named
+// or interactive ones: unnamed containers are left out, their children
+// moved up). attrs, keyed by Element.ID, gives each element's object attributes
+// (OSWorld's attr:*, from A11yAttributes); nil gives none.
+func TreeXML(els []a11y.Element, attrs map[string]map[string]string) string {
 	var b strings.Builder
-	b.WriteString(`<desktop-frame xmlns:st="` + nsState + `" xmlns:cp="` + nsComponent + `" name="main">`)
+	b.WriteString(`<desktop-frame xmlns:st="` + nsState + `" xmlns:cp="` + nsComponent + `" xmlns:attr="` + nsAttributes + `" name="main">`)
 	type open struct {
 		depth int
 		tag   string
 	}
 	var stack []open
-	for _, e := range els {
-		for len(stack) > 0 && stack[len(stack)-1].depth >= e.Depth {
+	closeTo := func(depth int) {
+		for len(stack) > 0 && stack[len(stack)-1].depth >= depth {
 			b.WriteString("</" + stack[len(stack)-1].tag + ">")
 			stack = stack[:len(stack)-1]
 		}
+	}
+	app := ""
+	for i, e := range els {
+		if i == 0 || e.App != app {
+			closeTo(0)
+			app = e.App
+			fmt.Fprintf(&b, "<application name=%s>", xmlAttr(app))
+			stack = append(stack, open{0, "application"})
+		}
+		closeTo(max(e.Depth, 1))
 		tag := roleTag(e.Role)
 		fmt.Fprintf(&b, "<%s name=%s", tag, xmlAttr(e.Name))
 		for _, s := range e.States {
 			if roleTag(s) == s {
 				fmt.Fprintf(&b, ` st:%s="true"`, s)
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(attrs[e.ID()])) {
+			if xmlName.MatchString(k) {
+				fmt.Fprintf(&b, " attr:%s=%s", k, xmlAttr(attrs[e.ID()][k]))
 			}
 		}
 		r := e.Bounds

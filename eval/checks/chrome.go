@@ -145,10 +145,15 @@ func getBookmarks(_ context.Context, env Env, _ map[string]any) (any, error) {
 
 // devtools sends GET path to the browser's DevTools endpoint in the box.
 func devtools(ctx context.Context, env Env, path string) ([]byte, error) {
+	return devtoolsDo(ctx, env, http.MethodGet, path)
+}
+
+// devtoolsDo sends an HTTP request to the DevTools endpoint.
+func devtoolsDo(ctx context.Context, env Env, method, path string) ([]byte, error) {
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) { return env.Dial(ctx, 9222) },
 	}}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://127.0.0.1:9222"+path, nil)
+	req, err := http.NewRequestWithContext(ctx, method, "http://127.0.0.1:9222"+path, nil)
 	if err != nil {
 		return nil, err
 	}

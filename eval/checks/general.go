@@ -26,6 +26,8 @@ func generalMetrics() map[string]Metric {
 		"check_line_number":                 {Fn: checkLineNumber},
 		"compare_python_pure_text":          {Fn: comparePythonPureText},
 		"compare_time_in_speedtest_results": {Fn: compareTimeInSpeedtestResults},
+		"check_accessibility_tree":          {Fn: checkAccessibilityTree},
+		"check_mp3_meta":                    {Fn: checkMP3Meta},
 	}
 }
 

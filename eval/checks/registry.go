@@ -108,7 +108,7 @@ var errNoExpected = errors.New("missing 1 required positional argument (the expe
 func metrics() map[string]Metric {
 	m := map[string]Metric{}
 	for _, part := range []map[string]Metric{
-		pendingMetrics(), generalMetrics(), fileMetrics(), tableMetrics(), docsMetrics(), chromeMetrics(),
+		pendingMetrics(), generalMetrics(), fileMetrics(), tableMetrics(), docsMetrics(), chromeMetrics(), slidesMetrics(), pdfMetrics(), imageMetrics(), archiveMetrics(), thunderbirdMetrics(), vlcMetrics(), docxFormatMetrics(), basicOSMetrics(),
 	} {
 		maps.Copy(m, part)
 	}
@@ -119,7 +119,7 @@ func metrics() map[string]Metric {
 func getters() map[string]Getter {
 	g := map[string]Getter{}
 	for _, part := range []map[string]Getter{
-		pendingGetters(), fileGetters(), generalGetters(), chromeGetters(), appGetters(),
+		pendingGetters(), fileGetters(), generalGetters(), chromeGetters(), appGetters(), activeTabGetters(), chromeDBGetters(), impressGetters(),
 	} {
 		maps.Copy(g, part)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"deskpilot/agent/dialect"
+	"deskpilot/internal/wait"
 	"deskpilot/vision"
 )
 
@@ -131,10 +132,8 @@ func (o Options) waitShown(ctx context.Context, m image.Rectangle, t Target) err
 				return nil
 			}
 		}
-		select {
-		case <-ctx.Done():
+		if wait.Sleep(ctx, 30*time.Millisecond) != nil {
 			return fmt.Errorf("the calibration window did not show on monitor %v (is another window forced above it?)", m)
-		case <-time.After(30 * time.Millisecond):
 		}
 	}
 }

@@ -11,13 +11,11 @@ import (
 
 	"github.com/zalando/go-keyring"
 
-	"deskpilot/actions/inspect"
 	"deskpilot/agent"
 	"deskpilot/app"
 	"deskpilot/internal/config"
 	"deskpilot/internal/desktop"
 	"deskpilot/internal/wiring"
-	"deskpilot/vision/ocr"
 )
 
 // runApp opens the desktop app.
@@ -25,17 +23,9 @@ func runApp(ctx context.Context, s *settings) error {
 	if err := app.CheckDisplay(os.LookupEnv); err != nil {
 		return &exitError{exitFailed, err}
 	}
-	r := &appRunner{ctx: ctx, s: s}
-	// One OCR reader for the app's runs: its engines start once, and its cache
-	// serves every run.
-	if reader, err := wiring.NewOCR(); err == nil {
-		r.ocr = reader
-		defer reader.Close()
-	}
-	// One PDF engine too: it starts on the first PDF a run reads (seconds),
-	// and later runs reuse it.
-	r.pdf = inspect.NewPDFEngine(inspect.PDFOptions{})
-	defer r.pdf.Close()
+	// One OCR reader and one PDF engine for the app's runs.
+	r := &appRunner{ctx: ctx, s: s, engines: wiring.NewEngines()}
+	defer r.engines.Close()
 	cfg, _ := s.load() // the app shows a bad config itself; the backend is what matters here
 	ui := app.New(app.NewFyneApp(), app.Deps{
 		Runner:         r,
@@ -56,11 +46,10 @@ func runApp(ctx context.Context, s *settings) error {
 // appRunner starts agent runs for the app, each on a fresh connection to the
 // configured display.
 type appRunner struct {
-	ctx context.Context
-	s   *settings
-	ocr *ocr.Reader // nil: each run tries to make its own
-	pdf *inspect.PDFEngine
-	own atomic.Int64 // when the app last saw the person's input, unix ns (ownInput)
+	ctx     context.Context
+	s       *settings
+	engines *wiring.Engines // shared by the runs
+	own     atomic.Int64    // when the app last saw the person's input, unix ns (ownInput)
 }
 
 // noteOwnInput records that the person used the app's window (app.Deps.OwnInput).
@@ -96,7 +85,7 @@ func (r *appRunner) Continue(prev app.Run, traceDir, task string, cfg config.Con
 // from traces) when either is set. Its agent keeps the code's process after an
 // answer, for the next follow-up.
 func (r *appRunner) run(prev *agent.Session, priors []agent.Prior, task string, cfg config.Config, keys app.Keys, h agent.Hooks) (app.Run, error) {
-	ready, err := r.s.open(r.ctx, cfg, wiring.Options{APIKey: keys.APIKey, Secrets: keys.Secrets, HasWindow: true, OwnInput: r.ownInput, OCR: r.ocr, PDF: r.pdf})
+	ready, err := r.s.open(r.ctx, cfg, wiring.Options{APIKey: keys.APIKey, Secrets: keys.Secrets, HasWindow: true, OwnInput: r.ownInput, OCR: r.engines.OCR, PDF: r.engines.PDF})
 	if err != nil {
 		if prev != nil {
 			prev.Release()
@@ -137,7 +126,7 @@ func (c *appConsole) Exec(ctx context.Context, code string, h agent.Hooks) error
 		if err != nil {
 			return err
 		}
-		ready, err := c.r.s.open(c.r.ctx, cfg, wiring.Options{HasWindow: true, OwnInput: c.r.ownInput, OCR: c.r.ocr, PDF: c.r.pdf})
+		ready, err := c.r.s.open(c.r.ctx, cfg, wiring.Options{HasWindow: true, OwnInput: c.r.ownInput, OCR: c.r.engines.OCR, PDF: c.r.engines.PDF})
 		if err != nil {
 			return err
 		}

@@ -58,7 +58,7 @@ func runCalibrate(ctx context.Context, w io.Writer, cfg config.Config, apiKey st
 		return err
 	}
 	defer d.Close()
-	dl, err := dialect.New(cfg.Dialect, cfg.DialectOptions())
+	dl, err := dialect.New(cfg.Dialect, wiring.DialectOptions(cfg))
 	if err != nil {
 		return err
 	}

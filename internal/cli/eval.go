@@ -13,7 +13,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"deskpilot/actions/inspect"
 	"deskpilot/eval"
 	"deskpilot/internal/config"
 	"deskpilot/internal/wiring"
@@ -112,15 +111,10 @@ func runEval(cmd *cobra.Command, s *settings, f *evalFlags, suite string) error 
 	o.Model = cfg.Model
 	stderr := &lockedWriter{w: cmd.ErrOrStderr()}
 	o.Progress = stderr
-	pdf := inspect.NewPDFEngine(inspect.PDFOptions{})
-	defer pdf.Close()
-	// One OCR reader for every task (its engines start once); nil when this
-	// build or machine has none: each task then says so itself.
-	reader, _ := wiring.NewOCR()
-	if reader != nil {
-		defer reader.Close()
-	}
-	r := &evalRunner{cfg: cfg, yes: f.yes, shared: f.xDisplay != "", pdf: pdf, ocr: reader, version: s.version,
+	// One OCR reader and one PDF engine for every task.
+	engines := wiring.NewEngines()
+	defer engines.Close()
+	r := &evalRunner{cfg: cfg, yes: f.yes, shared: f.xDisplay != "", engines: engines, version: s.version,
 		log:     slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		secrets: cfgSecrets(cfg)}
 	if r.compositor, err = compositorFor(f.displayServer); err != nil {

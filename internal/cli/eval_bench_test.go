@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"deskpilot/agent/llm/llmtest"
+	"deskpilot/internal/proc"
 )
 
 // BenchmarkEvalParallel is the wall time of `deskpilot eval` on an 8-task
@@ -127,7 +128,8 @@ func memNow() (perDisplay, perSandbox, self float64) {
 	var xKB, sbKB float64
 	servers, sandboxes := 0, 0
 	for _, pid := range append(kids, me) {
-		name, rss := procStatus(pid)
+		n, _ := strconv.Atoi(pid)
+		name, rss := proc.Status(n)
 		switch {
 		case pid == me:
 			self = rss / 1024
@@ -148,22 +150,4 @@ func memNow() (perDisplay, perSandbox, self float64) {
 		perSandbox = sbKB / 1024 / float64(sandboxes)
 	}
 	return perDisplay, perSandbox, self
-}
-
-// procStatus reads a process's name and resident memory (kB).
-func procStatus(pid string) (name string, rssKB float64) {
-	status, err := os.ReadFile(filepath.Join("/proc", pid, "status"))
-	if err != nil {
-		return "", 0
-	}
-	for _, line := range strings.Split(string(status), "\n") {
-		k, v, _ := strings.Cut(line, ":")
-		switch k {
-		case "Name":
-			name = strings.TrimSpace(v)
-		case "VmRSS":
-			rssKB, _ = strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
-		}
-	}
-	return name, rssKB
 }

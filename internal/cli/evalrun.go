@@ -10,13 +10,11 @@ import (
 	"os"
 	"path/filepath"
 
-	"deskpilot/actions/inspect"
 	"deskpilot/agent"
 	"deskpilot/agent/trace"
 	"deskpilot/eval"
 	"deskpilot/internal/config"
 	"deskpilot/internal/wiring"
-	"deskpilot/vision/ocr"
 )
 
 // evalRunner is the eval harness's Runner: the real agent, wired by
@@ -34,8 +32,7 @@ type evalRunner struct {
 	cfg     config.Config
 	yes     bool // approve what the policy asks about (--yes)
 	shared  bool // --x-display: the config's monitor index applies
-	pdf     *inspect.PDFEngine
-	ocr     *ocr.Reader // shared by the tasks; nil = each task makes its own
+	engines *wiring.Engines
 	log     *slog.Logger
 	version string
 	secrets []string // never in a result: the model's and the search API keys
@@ -74,8 +71,8 @@ func (r *evalRunner) run(ctx context.Context, j eval.Job) (eval.Outcome, error) 
 		Home:       j.Home,
 		Roots:      j.Files,
 		Downloads:  filepath.Join(j.Home, "Downloads"),
-		PDF:        r.pdf,
-		OCR:        r.ocr,
+		PDF:        r.engines.PDF,
+		OCR:        r.engines.OCR,
 		Log:        r.log.With("task", j.TaskID),
 		Version:    r.version,
 	})

@@ -4,6 +4,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 
 	"deskpilot/agent/llm/llmtest"
 	"deskpilot/agent/trace"
+	"deskpilot/internal/proc"
 	"deskpilot/vision/xdisplay"
 )
 
@@ -50,12 +52,14 @@ func BenchmarkLongRun(b *testing.B) {
 
 // busyDesktop fills the display with terminals full of text.
 func busyDesktop(b *testing.B, d *xdisplay.Display) {
-	for _, g := range []string{"100x40+0+0", "100x40+700+0", "120x30+200+500"} {
-		cmd := d.Command(b.Context(), "xterm", "-geometry", g, "-e", "sh", "-c", "ls -la /usr/bin | head -300; cat /etc/services; sleep 100000")
-		if err := cmd.Start(); err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	ctx, cancel := context.WithTimeout(b.Context(), time.Minute)
+	defer cancel()
+	apps, err := d.StartBusy(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, a := range apps {
+		b.Cleanup(func() { _ = a.Stop() })
 	}
 	time.Sleep(2 * time.Second) // the terminals draw their text
 }
@@ -122,7 +126,7 @@ func sampleRSS(pid int) func() []rssSample {
 	done := make(chan struct{})
 	go func() {
 		for {
-			if name, kb := procStatus(strconv.Itoa(pid)); name != "" {
+			if name, kb := proc.Status(pid); name != "" {
 				mu.Lock()
 				samples = append(samples, rssSample{time.Now(), kb / 1024})
 				mu.Unlock()

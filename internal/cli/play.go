@@ -16,7 +16,6 @@ import (
 	"deskpilot/agent"
 	"deskpilot/agent/script"
 	"deskpilot/agent/trace"
-	"deskpilot/internal/wiring"
 )
 
 // maxScriptBytes bounds the script play reads.
@@ -133,7 +132,7 @@ func isCheckpointCall(n syntax.Node) bool {
 		return false
 	}
 	id, ok := c.Fn.(*syntax.Ident)
-	return ok && id.Name == "checkpoint"
+	return ok && id.Name == script.Checkpoint
 }
 
 // play runs the segments of a script.
@@ -147,40 +146,25 @@ func play(cmd *cobra.Command, s *settings, path, src string, segs []segment, che
 	if err != nil {
 		return &exitError{exitUsage, err}
 	}
-	cfg, err := s.load()
+	space := func(ac *agent.Config) error {
+		var err error
+		if rec.Start.Type != "" {
+			err = recordedSpace(ac, rec)
+		} else {
+			err = applySpace(ac, head.CoordMode, head.Image)
+		}
+		if err != nil {
+			return &exitError{exitUsage, err}
+		}
+		return nil
+	}
+	rs, err := openReplay(cmd, s, "play: "+filepath.Base(path), rec, f, space)
 	if err != nil {
 		return err
 	}
-	ready, err := s.open(ctx, cfg, wiring.Options{})
-	if err != nil {
-		return &exitError{exitFailed, err}
-	}
-	defer ready.Close()
-	if rec.Start.Type != "" {
-		err = recordedSpace(&ready.Agent.Config, rec)
-	} else {
-		err = applySpace(&ready.Agent.Config, head.CoordMode, head.Image)
-	}
-	if err != nil {
-		return &exitError{exitUsage, err}
-	}
-	terminal := isTerminal(cmd.InOrStdin())
-	ready.Agent.NoTakeover = !terminal
-	con, err := ready.Agent.NewReplay(ctx, "play: "+filepath.Base(path), recording(rec, f))
-	if err != nil {
-		return &exitError{exitFailed, err}
-	}
-	stderr := cmd.ErrOrStderr()
-	hooks := replayHooks(ctx, func() *agent.Console { return con }, newLineReader(cmd.InOrStdin()), stderr, secretsOf(ready.Agent), terminal, f.yes)
-	answer, err := playSegments(ctx, con, segs, stderr, hooks)
-	con.Finish(answer, err)
-	if err != nil {
-		return err
-	}
-	if answer != "" {
-		fmt.Fprintln(cmd.OutOrStdout(), visible(answer))
-	}
-	return nil
+	defer rs.close()
+	answer, err := playSegments(ctx, rs.con, segs, cmd.ErrOrStderr(), rs.hooks)
+	return rs.finish(cmd, answer, err)
 }
 
 // scriptRecording reads the trace a script's checkpoints compare with; a

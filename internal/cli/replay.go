@@ -67,42 +67,78 @@ func addReplayFlags(cmd *cobra.Command, f *replayFlags) {
 // replay runs the steps of t again on the desktop.
 func replay(cmd *cobra.Command, s *settings, t *trace.Trace, f replayFlags) error {
 	ctx := cmd.Context()
-	cfg, err := s.load()
+	// The code's points are in the space the run was recorded in.
+	space := func(ac *agent.Config) error {
+		if err := recordedSpace(ac, t); err != nil {
+			return &exitError{exitFailed, err}
+		}
+		return nil
+	}
+	rs, err := openReplay(cmd, s, "replay: "+t.Start.Task, t, f, space)
 	if err != nil {
 		return err
 	}
+	defer rs.close()
+	answer, err := replaySteps(ctx, rs.con, t, rs.in, cmd.ErrOrStderr(), rs.hooks, f.yes)
+	if errors.Is(err, errQuit) {
+		rs.con.Finish("", context.Canceled)
+		return nil
+	}
+	return rs.finish(cmd, answer, err)
+}
+
+// replaySession is a replay or a played script on this desktop: the wired
+// agent in the recorded coordinate space, its console and the hooks that
+// ask the person.
+type replaySession struct {
+	ready *wiring.Ready
+	con   *agent.Console
+	in    *lineReader
+	hooks agent.Hooks
+}
+
+// openReplay loads the settings, wires an agent, applies space to its
+// config (an error from it is returned as it is) and opens a replay console
+// for task that checks against rec.
+func openReplay(cmd *cobra.Command, s *settings, task string, rec *trace.Trace, f replayFlags, space func(*agent.Config) error) (*replaySession, error) {
+	ctx := cmd.Context()
+	cfg, err := s.load()
+	if err != nil {
+		return nil, err
+	}
 	ready, err := s.open(ctx, cfg, wiring.Options{})
 	if err != nil {
-		return &exitError{exitFailed, err}
+		return nil, &exitError{exitFailed, err}
 	}
-	defer ready.Close()
-	// The code's points are in the space the run was recorded in.
-	if err := recordedSpace(&ready.Agent.Config, t); err != nil {
-		return &exitError{exitFailed, err}
+	if err := space(&ready.Agent.Config); err != nil {
+		ready.Close()
+		return nil, err
 	}
 	terminal := isTerminal(cmd.InOrStdin())
 	ready.Agent.NoTakeover = !terminal // nobody could resume
-	stderr := cmd.ErrOrStderr()
-	con, err := ready.Agent.NewReplay(ctx, "replay: "+t.Start.Task, recording(t, f))
+	con, err := ready.Agent.NewReplay(ctx, task, recording(rec, f))
 	if err != nil {
-		return &exitError{exitFailed, err}
+		ready.Close()
+		return nil, &exitError{exitFailed, err}
 	}
-	in := newLineReader(cmd.InOrStdin())
-	hooks := replayHooks(ctx, func() *agent.Console { return con }, in, stderr, secretsOf(ready.Agent), terminal, f.yes)
-	answer, err := replaySteps(ctx, con, t, in, stderr, hooks, f.yes)
-	if errors.Is(err, errQuit) {
-		con.Finish("", context.Canceled)
-		return nil
-	}
-	con.Finish(answer, err)
+	rs := &replaySession{ready: ready, con: con, in: newLineReader(cmd.InOrStdin())}
+	rs.hooks = replayHooks(ctx, func() *agent.Console { return con }, rs.in, cmd.ErrOrStderr(), secretsOf(ready.Agent), terminal, f.yes)
+	return rs, nil
+}
+
+// finish ends the replay with answer or err, and prints the answer.
+func (rs *replaySession) finish(cmd *cobra.Command, answer string, err error) error {
+	rs.con.Finish(answer, err)
 	if err != nil {
 		return err
 	}
 	if answer != "" {
-		fmt.Fprintln(cmd.OutOrStdout(), answer)
+		fmt.Fprintln(cmd.OutOrStdout(), visible(answer))
 	}
 	return nil
 }
+
+func (rs *replaySession) close() { rs.ready.Close() }
 
 // errQuit ends a replay the person stopped at a prompt.
 var errQuit = errors.New("stopped at the person's request")

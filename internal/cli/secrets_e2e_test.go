@@ -133,8 +133,10 @@ func TestSecretTypedWithoutATreeIsMasked(t *testing.T) {
 // A request that would carry a secret never leaves: visit_page with it in
 // the address (whole, a part, encoded, or the placeholder a value read back
 // is), a web search for it, open_url and a program started with it. The
-// local server sees only the one harmless visit, and the model is told why
-// each was refused.
+// builtins the catalogue says send their arguments refuse them before
+// running; the browser refuses any request that still carries one. The local
+// server sees only the one harmless visit, and the model is told why each
+// was refused.
 func TestRequestsCarryingASecretAreRefused(t *testing.T) {
 	traces := isolate(t)
 	var mu sync.Mutex
@@ -143,6 +145,10 @@ func TestRequestsCarryingASecretAreRefused(t *testing.T) {
 		mu.Lock()
 		seen = append(seen, r.URL.String())
 		mu.Unlock()
+		if r.URL.Path == "/go" { // a harmless address that redirects to one with the secret
+			http.Redirect(w, r, "/next?d="+canary, http.StatusFound)
+			return
+		}
 		fmt.Fprint(w, "<html><head><title>ok</title></head><body><p>a page</p></body></html>")
 	}))
 	defer srvWeb.Close()
@@ -159,6 +165,7 @@ func TestRequestsCarryingASecretAreRefused(t *testing.T) {
 		`web_search("token ` + canary[:10] + `")`,
 		`open_url("` + u + `/?t=` + canary + `")`,
 		`launch("curl ` + u + `/` + canary[4:] + `")`,
+		`visit_page("` + u + `/go")`,
 	}
 	var replies []llmtest.Reply
 	for _, c := range calls {
@@ -173,15 +180,14 @@ func TestRequestsCarryingASecretAreRefused(t *testing.T) {
 	reqs := model.Requests()
 	for i, c := range calls {
 		got := reqs[i+1].Last("user").Text()
-		if !strings.Contains(got, `refused: the request to 127.0.0.1 would send the secret "pw"`) &&
-			!strings.Contains(got, `refused: the request to launch would send the secret "pw"`) {
+		if !strings.Contains(got, `would send the secret "pw"`) || !strings.Contains(got, "refused: ") {
 			t.Errorf("%s: the model was told:\n%s", c, got)
 		}
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(seen) != 1 || seen[0] != "/fine" {
-		t.Errorf("the server saw %q; want only the harmless visit", seen)
+	if len(seen) != 2 || seen[0] != "/go" || seen[1] != "/fine" {
+		t.Errorf("the server saw %q; want only the harmless visits (not the redirect's target)", seen)
 	}
 	noLeak(t, "the output", out)
 	for i, r := range reqs {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"deskpilot/agent/script"
 	"deskpilot/agent/trace"
 	"deskpilot/internal/wiring"
 )
@@ -207,6 +208,7 @@ func openTrace(s *settings, arg string) (*trace.Trace, error) {
 	if err != nil {
 		return nil, &exitError{exitFailed, err}
 	}
+	t.FillTraits(script.Traits())
 	return t, nil
 }
 

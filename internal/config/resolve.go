@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"deskpilot/agent/convo"
-	"deskpilot/agent/dialect"
+	"deskpilot/agent/dialect/registry"
 	"deskpilot/vision"
 )
 
@@ -30,7 +30,7 @@ type Config struct {
 	// unknown (no cost is shown).
 	PriceIn, PriceOut float64
 	// DialectAuto says the dialect was not set: Resolve chose it from the model's
-	// name (dialect.ForModel), or chose the default.
+	// name (registry.ForModel), or chose the default.
 	DialectAuto bool
 	// ProviderAuto says the provider was not set: Resolve chose the
 	// dialect's, or the base URL's.
@@ -230,35 +230,35 @@ func resolveDialect(s *Settings, c *Config) error {
 	grounded := s.Grounder.Model != ""
 	c.OpenCUACoords = s.PyAutoGUICoords
 	if c.OpenCUACoords == "" {
-		c.OpenCUACoords = dialect.OptionsForModel(s.Model).OpenCUA
+		c.OpenCUACoords = registry.OpenCUACoordsForModel(s.Model)
 	}
 	if c.OpenCUACoords == "" {
-		c.OpenCUACoords = dialect.PyAutoGUIUnit
+		c.OpenCUACoords = registry.PyAutoGUIUnit
 	}
 	if s.Dialect == "" {
 		c.DialectAuto = true
-		s.Dialect = dialect.ForModel(s.Model)
+		s.Dialect = registry.ForModel(s.Model)
 		if s.Dialect == "" || grounded {
-			s.Dialect = dialect.Default
+			s.Dialect = registry.Default
 		}
 	}
 	if s.PyAutoGUICoords == "" {
-		s.PyAutoGUICoords = dialect.OptionsForModel(s.Model).PyAutoGUICoords
+		s.PyAutoGUICoords = registry.PyAutoGUICoordsForModel(s.Model)
 	}
 	if s.PyAutoGUICoords == "" {
-		s.PyAutoGUICoords = dialect.PyAutoGUIPixels
+		s.PyAutoGUICoords = registry.PyAutoGUIPixels
 	}
-	if _, err := dialect.New(dialect.Default, s.DialectOptions()); err != nil {
+	if err := registry.CheckPyAutoGUICoords(s.PyAutoGUICoords); err != nil {
 		return fmt.Errorf("--pyautogui-coords: %w", err)
 	}
-	d, err := dialect.ByName(s.Dialect)
+	name, err := registry.Dialect(s.Dialect)
 	if err != nil {
 		return fmt.Errorf("--dialect: %w", err)
 	}
-	s.Dialect = d.Name()
-	if grounded && s.Dialect != dialect.Default {
+	s.Dialect = name
+	if grounded && s.Dialect != registry.Default {
 		return fmt.Errorf("--grounder: the planner of a grounder writes code (dialect %q), but the dialect is %q; set --dialect %s or leave it unset",
-			dialect.Default, s.Dialect, dialect.Default)
+			registry.Default, s.Dialect, registry.Default)
 	}
 	return nil
 }
@@ -280,37 +280,17 @@ func (c Config) DialectNote() string {
 		return n
 	case c.HasGrounder():
 		return n + " (planner of the grounder)"
-	case dialect.ForModel(c.Model) == c.Dialect:
+	case registry.ForModel(c.Model) == c.Dialect:
 		return n + " (by model name)"
 	}
 	return n + " (default)"
-}
-
-// DialectOptions are the dialect options the settings name.
-func (s Settings) DialectOptions() dialect.Options {
-	return dialect.Options{PyAutoGUICoords: s.PyAutoGUICoords, Model: s.Model}
-}
-
-// DialectOptions are the dialect options of the resolved settings, the
-// opencua dialect's coordinates included.
-func (c Config) DialectOptions() dialect.Options {
-	o := c.Settings.DialectOptions()
-	o.OpenCUA = c.OpenCUACoords
-	return o
 }
 
 // resolveProvider chooses the wire format: the one set, else the one the
 // dialect speaks through (the vendor tools), else the base URL's. A dialect
 // that needs one provider refuses another.
 func resolveProvider(s *Settings, c *Config) error {
-	d, err := dialect.New(s.Dialect, dialect.Options{Model: s.Model})
-	if err != nil {
-		return fmt.Errorf("--dialect: %w", err)
-	}
-	need := ""
-	if td, ok := d.(dialect.ToolDialect); ok {
-		need = td.Provider()
-	}
+	need := registry.Provider(s.Dialect)
 	s.Provider = strings.ToLower(strings.TrimSpace(s.Provider))
 	if s.Provider == "" {
 		c.ProviderAuto = true
@@ -338,10 +318,8 @@ func (c Config) ProviderNote() string {
 	if !c.ProviderAuto {
 		return c.Provider
 	}
-	if d, err := dialect.New(c.Dialect, c.DialectOptions()); err == nil {
-		if td, ok := d.(dialect.ToolDialect); ok && td.Provider() == c.Provider && c.Provider != convo.ProviderChat {
-			return c.Provider + " (the dialect's)"
-		}
+	if registry.Provider(c.Dialect) == c.Provider && c.Provider != convo.ProviderChat {
+		return c.Provider + " (the dialect's)"
 	}
 	if c.Provider != convo.ProviderChat {
 		return c.Provider + " (by base URL)"
@@ -364,16 +342,16 @@ func resolveGrounder(s *Settings) error {
 		return nil
 	}
 	if g.Dialect == "" {
-		g.Dialect = dialect.GrounderForModel(g.Model)
+		g.Dialect = registry.GrounderForModel(g.Model)
 	}
 	if g.Dialect == "" {
 		g.Dialect = "point"
 	}
-	gr, err := dialect.GrounderByName(g.Dialect)
+	name, err := registry.Grounder(g.Dialect)
 	if err != nil {
 		return fmt.Errorf("--grounder-dialect: %w", err)
 	}
-	g.Dialect = gr.Name()
+	g.Dialect = name
 	g.BaseURL = strings.TrimRight(strings.TrimSpace(g.BaseURL), "/")
 	shared := g.BaseURL == "" || g.BaseURL == strings.TrimRight(s.BaseURL, "/")
 	if g.BaseURL == "" {

@@ -44,20 +44,9 @@ type Display struct {
 	Primary bool
 }
 
-// Input is the mouse and keyboard of the target monitor. Points are root
-// coordinates; every method honours ctx and checks its points before sending.
-type Input interface {
-	Move(ctx context.Context, p actions.Point) error
-	Click(ctx context.Context, p actions.Point, b actions.Button, n int) error
-	Drag(ctx context.Context, from, to actions.Point) error
-	Scroll(ctx context.Context, p actions.Point, d actions.Direction, amount int) error
-	Press(ctx context.Context, c actions.Combo) error
-	Hold(ctx context.Context, c actions.Combo, d time.Duration) error
-	Type(ctx context.Context, text string) error
-	Cursor() (actions.Point, error)
-	// ReleaseAll releases every key and button the input holds down.
-	ReleaseAll() error
-}
+// Input is the mouse and keyboard of the target monitor: actions.Input, with
+// every point confined to the monitor.
+type Input = actions.Input
 
 // backend is what a desktop backend provides; Desktop adds the target monitor.
 type backend interface {

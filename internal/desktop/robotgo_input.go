@@ -15,6 +15,7 @@ import (
 	"github.com/go-vgo/robotgo"
 
 	"deskpilot/actions"
+	"deskpilot/internal/wait"
 )
 
 // Limits of the robotgo input, the same as the x11 backend's.
@@ -142,7 +143,7 @@ func (in *rgInput) Drag(ctx context.Context, from, to actions.Point) error {
 	dx, dy := to.X-from.X, to.Y-from.Y
 	steps := min(max(max(abs(dx), abs(dy))/dragStepPixels, minDragSteps), maxDragSteps)
 	for i := 1; i <= steps; i++ {
-		if err := sleepCtx(ctx, dragStepDelay); err != nil {
+		if err := wait.Sleep(ctx, dragStepDelay); err != nil {
 			return errors.Join(fmt.Errorf("robotgo: drag %v to %v: %w", from, to, err), in.button("left", false))
 		}
 		robotgo.Move(from.X+dx*i/steps, from.Y+dy*i/steps)
@@ -233,7 +234,7 @@ func (in *rgInput) Hold(ctx context.Context, c actions.Combo, d time.Duration) e
 	}
 	in.mu.Unlock()
 	if err == nil {
-		err = sleepCtx(ctx, d)
+		err = wait.Sleep(ctx, d)
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()

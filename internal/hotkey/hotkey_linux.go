@@ -10,7 +10,7 @@ import (
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 
-	"deskpilot/actions/robot"
+	"deskpilot/actions/keysym"
 	"deskpilot/internal/xconn"
 )
 
@@ -23,7 +23,7 @@ func Watch(ctx context.Context, o Options, fire func()) error {
 	if err != nil || !ok {
 		return err
 	}
-	sym, found := robot.KeysymOf(combo.Key)
+	sym, found := keysym.Key(combo.Key)
 	if !found {
 		return fmt.Errorf("hotkey: no X key for %q", combo.Key)
 	}

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"deskpilot/agent/script"
 	"deskpilot/internal/config"
 	"deskpilot/internal/desktop"
+	"deskpilot/internal/proc"
 	"deskpilot/internal/testapps"
 	"deskpilot/vision"
 )
@@ -29,14 +29,15 @@ import (
 // are shown and the screen is still.
 func busyDesk(b *testing.B) (*desk, *desktop.Desktop) {
 	k := startDesk(b, image.Pt(1920, 1080), false)
-	for _, geom := range []string{"100x40+0+0", "100x40+700+0", "120x30+200+500"} {
-		k.start(b, "xterm", "-geometry", geom, "-e", "bash", "-c", "ls -la /usr/bin | head -300; cat /etc/services; sleep 100000")
-	}
 	// The xterms first have to be up: a blank screen stands still too.
 	ctx, cancel := context.WithTimeout(b.Context(), time.Minute)
 	defer cancel()
-	if _, err := k.d.WaitWindows(ctx, 3); err != nil {
+	apps, err := k.d.StartBusy(ctx)
+	if err != nil {
 		b.Fatal(err)
+	}
+	for _, a := range apps {
+		b.Cleanup(func() { _ = a.Stop() })
 	}
 	d, err := desktop.Open(desktop.Options{XDisplay: k.d.Name})
 	if err != nil {
@@ -71,12 +72,6 @@ func still(b *testing.B, d *desktop.Desktop) {
 	}
 }
 
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // execFind runs code, which must find something, and fails the benchmark
 // otherwise.
 func execFind(b *testing.B, e *script.Executor, code, want string) {
@@ -103,12 +98,12 @@ func BenchmarkGroundFindText(b *testing.B) {
 				b.Fatal(err)
 			}
 			e := script.New(script.Options{}, script.Ground(deps, script.GroundDeps{Text: textReader{r}})...)
-			c0, t0 := cpuTime(), time.Now()
+			c0, t0 := proc.CPUTime(), time.Now()
 			b.StartTimer()
 			execFind(b, e, code, want)
 			b.StopTimer()
 			times = append(times, time.Since(t0))
-			cpu += cpuTime() - c0
+			cpu += proc.CPUTime() - c0
 			r.Close()
 			b.StartTimer()
 		}
@@ -119,14 +114,14 @@ func BenchmarkGroundFindText(b *testing.B) {
 		r := newOCR(b)
 		e := script.New(script.Options{}, script.Ground(deps, script.GroundDeps{Text: textReader{r}})...)
 		execFind(b, e, code, want)
-		c0 := cpuTime()
+		c0 := proc.CPUTime()
 		var times []time.Duration
 		for b.Loop() {
 			t0 := time.Now()
 			execFind(b, e, code, want)
 			times = append(times, time.Since(t0))
 		}
-		b.ReportMetric(float64((cpuTime()-c0).Milliseconds())/float64(b.N), "cpu-ms/op")
+		b.ReportMetric(float64((proc.CPUTime()-c0).Milliseconds())/float64(b.N), "cpu-ms/op")
 		reportMedian(b, times)
 	})
 }

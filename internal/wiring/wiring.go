@@ -56,7 +56,8 @@ type Options struct {
 	// $XDG_CACHE_HOME/deskpilot/downloads.
 	Downloads string
 	// PDF is the file inspector's PDF engine; nil = one of its own, started on
-	// the first PDF. Agents of one process (an evaluation) share one.
+	// the first PDF. Agents of one process (the app, an evaluation) share one
+	// (Engines.PDF).
 	PDF *inspect.PDFEngine
 	// XAuthority is the X authority file to connect to cfg's X display with;
 	// "" = $XAUTHORITY. A private display with a cookie of its own needs it
@@ -78,8 +79,9 @@ type Options struct {
 	Version string
 	// Lookup reads the environment; nil = os.LookupEnv.
 	Lookup func(string) (string, bool)
-	// OCR is the process's OCR reader (NewOCR), shared by its runs so its
-	// cache serves them all; nil = Open makes one for the Ready, closed with it.
+	// OCR is the process's OCR reader (Engines.OCR, or NewOCR), shared by its
+	// runs so its cache serves them all; nil = Open makes one for the Ready,
+	// closed with it.
 	OCR *ocr.Reader
 }
 
@@ -243,9 +245,16 @@ func NewAgent(ctx context.Context, cfg config.Config, d *desktop.Desktop, o Opti
 	return a, nil
 }
 
+// DialectOptions are the dialect options of cfg: the pyautogui and opencua
+// coordinates, and the model's name (the vendor tools pick their version by
+// it).
+func DialectOptions(cfg config.Config) dialect.Options {
+	return dialect.Options{PyAutoGUICoords: cfg.PyAutoGUICoords, Model: cfg.Model, OpenCUA: cfg.OpenCUACoords}
+}
+
 // AgentConfig is the part of cfg the agent uses.
 func AgentConfig(cfg config.Config) (agent.Config, error) {
-	dl, err := dialect.New(cfg.Dialect, cfg.DialectOptions())
+	dl, err := dialect.New(cfg.Dialect, DialectOptions(cfg))
 	if err != nil {
 		return agent.Config{}, err
 	}

@@ -9,9 +9,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
+
+	"deskpilot/internal/proc"
 )
 
 // busyDesk starts the busy benchmark desktop (the one scripts/bench-peers.sh
@@ -20,27 +21,16 @@ import (
 func busyDesk(b *testing.B) *desk {
 	b.Helper()
 	k := startDesk(b, 1920, 1080)
-	for _, geom := range []string{"100x40+0+0", "100x40+700+0", "120x30+200+500"} {
-		app, err := k.d.StartApp(b.Context(), "xterm", "-geometry", geom, "-e", "bash", "-c",
-			"ls -la /usr/bin | head -300; cat /etc/services; sleep 100000")
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { _ = app.Stop() })
-	}
 	ctx, cancel := context.WithTimeout(b.Context(), 60*time.Second)
 	defer cancel()
-	if _, err := k.d.WaitWindows(ctx, 3); err != nil {
+	apps, err := k.d.StartBusy(ctx)
+	if err != nil {
 		b.Fatal(err)
 	}
+	for _, a := range apps {
+		b.Cleanup(func() { _ = a.Stop() })
+	}
 	return k
-}
-
-// cpuTime returns the CPU time the process has used (all threads).
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // benchFind reads frame and finds a word, reporting CPU and words per read.
@@ -54,7 +44,7 @@ func benchFind(b *testing.B, r *Reader, frames func() *image.RGBA, fresh bool) {
 		if fresh {
 			r.resetCache()
 		}
-		c0 := cpuTime()
+		c0 := proc.CPUTime()
 		b.StartTimer()
 		txt, err := r.Read(b.Context(), frame)
 		if err != nil {
@@ -64,7 +54,7 @@ func benchFind(b *testing.B, r *Reader, frames func() *image.RGBA, fresh bool) {
 			b.Fatalf("nothing found; read:\n%s", txt)
 		}
 		b.StopTimer()
-		cpu += cpuTime() - c0
+		cpu += proc.CPUTime() - c0
 		words = len(txt.Words())
 		b.StartTimer()
 	}
@@ -115,7 +105,7 @@ func BenchmarkPeerTesseractCLI(b *testing.B) {
 	var cpu time.Duration
 	b.ResetTimer()
 	for b.Loop() {
-		c0 := childCPU()
+		c0 := proc.ChildCPUTime()
 		f, err := os.Create(path)
 		if err != nil {
 			b.Fatal(err)
@@ -131,13 +121,7 @@ func BenchmarkPeerTesseractCLI(b *testing.B) {
 		if len(out) == 0 {
 			b.Fatal("no output")
 		}
-		cpu += childCPU() - c0
+		cpu += proc.ChildCPUTime() - c0
 	}
 	b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "child-cpu-ms/op")
-}
-
-func childCPU() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -1,0 +1,40 @@
+//go:build linux
+
+package xdisplay
+
+import (
+	"context"
+	"errors"
+)
+
+// busyTerminals are the geometries of the busy desktop's terminals (on a
+// 1920x1080 display); scripts/bench-peers.sh sets up the same.
+var busyTerminals = [...]string{"100x40+0+0", "100x40+700+0", "120x30+200+500"}
+
+// StartBusy starts the busy desktop the benchmarks measure on: three xterms
+// full of text (a listing of /usr/bin and /etc/services), laid out for a
+// 1920x1080 display. It returns the apps once their windows are shown; their
+// text may still be drawing, so wait for a still screen before measuring.
+// Stop the apps when done (on an error, those started are stopped).
+func (d *Display) StartBusy(ctx context.Context) ([]*App, error) {
+	var apps []*App
+	stop := func() {
+		for _, a := range apps {
+			_ = a.Stop()
+		}
+	}
+	for _, geom := range busyTerminals {
+		a, err := d.StartApp(ctx, "xterm", "-geometry", geom, "-e", "sh", "-c",
+			"ls -la /usr/bin | head -300; cat /etc/services; sleep 100000")
+		if err != nil {
+			stop()
+			return nil, err
+		}
+		apps = append(apps, a)
+	}
+	if _, err := d.WaitWindows(ctx, len(busyTerminals)); err != nil {
+		stop()
+		return nil, errors.Join(errors.New("xdisplay: the busy desktop's terminals did not show"), err)
+	}
+	return apps, nil
+}
