@@ -55,6 +55,9 @@ const MaxLaunchLine = 8192
 func withLimits(ts []Tool) []Tool {
 	lim := argLimits()
 	for i := range ts {
+		if ts[i].Params == nil {
+			continue
+		}
 		ps := make([]Param, len(ts[i].Params))
 		for j, p := range ts[i].Params {
 			if p.MaxLen == 0 {
