@@ -17,6 +17,7 @@ import (
 	"deskpilot/a11y"
 	"deskpilot/agent/llm/llmtest"
 	"deskpilot/internal/testapps"
+	"deskpilot/vision/ocr"
 	"deskpilot/vision/xdisplay"
 )
 
@@ -122,6 +123,9 @@ func TestSecretTypedWithoutATreeIsMasked(t *testing.T) {
 	}
 	if name, _, err := form.Saved(); err != nil || name != canary {
 		t.Errorf("the form saved %q (%v): the secret was not typed", name, err)
+	}
+	if len(leaked(screenText(t, d, reader))) == 0 {
+		t.Fatal("OCR does not read the secret on the real screen: the test shows nothing")
 	}
 	noLeak(t, "the output", out)
 	checkRequests(t, reader, srv)
@@ -290,4 +294,44 @@ func TestPasswordFieldsAreMasked(t *testing.T) {
 	if got := color.RGBAModel.Convert(img.At(c.X, c.Y)).(color.RGBA); got != (color.RGBA{0x30, 0x30, 0x38, 0xff}) {
 		t.Errorf("the password field at %v shows %v on the model's frame, not the mask", c, got)
 	}
+}
+
+// screenText is what OCR reads on d's real screen now (ImageMagick's import),
+// to show that what the frames hide is there to hide.
+func screenText(t *testing.T, d *xdisplay.Display, r *ocr.Reader) string {
+	t.Helper()
+	out, err := d.Command(t.Context(), "import", "-window", "root", "png:-").Output()
+	if err != nil {
+		t.Fatalf("import: %v", err)
+	}
+	return ocrText(t, r, out)
+}
+
+// In a terminal (no tree) the secret echoed at the prompt is masked on every
+// frame, by the words OCR reads, while the real screen shows it.
+func TestSecretTypedIntoATerminalIsMasked(t *testing.T) {
+	traces := isolate(t)
+	d, err := xdisplay.Start(t.Context(), xdisplay.Options{Width: 1280, Height: 800})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Close() })
+	t.Setenv("XAUTHORITY", d.XAuthority)
+	reader := newReader(t)
+	t.Setenv("DESKPILOT_SECRET_PW", canary)
+	startApp(t, d, "xterm", "-geometry", "60x10+100+100", "-fa", "DejaVu Sans Mono", "-fs", "16", "-title", "term", "-e", "cat")
+	waitWindow(t, d, "term")
+	srv := llmtest.New(t,
+		reply(`click(400, 200)`+"\n"+`type_secret("pw")`),
+		reply(`screenshot()`),
+		reply(`final_answer("typed")`))
+	out, code := cli(t, "", "run", "--base-url", srv.URL, "--model", "m", "--x-display", d.Name, "--trace-dir", traces, "-q", "type it")
+	if code != exitAnswered {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if len(leaked(screenText(t, d, reader))) == 0 {
+		t.Fatal("OCR does not read the secret on the real screen: the test shows nothing")
+	}
+	checkRequests(t, reader, srv)
+	checkFiles(t, reader, onlyTrace(t, traces).Dir)
 }
