@@ -20,6 +20,7 @@ import (
 
 	"deskpilot/agent/llm"
 	"deskpilot/agent/script"
+	"deskpilot/agent/secret"
 	"deskpilot/vision"
 )
 
@@ -53,6 +54,12 @@ type Agent struct {
 	Secrets map[string]string
 	// Redact are more values the trace never shows (the API key).
 	Redact []string
+	// Redactor is the filter every text leaving the agent passes (the model,
+	// the trace, events, tool results); Secrets and Redact are added to it.
+	// nil = one of the agent's own (SecretFilter). The wiring shares one with
+	// the model clients and the browser, which refuses requests carrying a
+	// secret.
+	Redactor *secret.Redactor
 	// Text reads the text on the screen (OCR) for find_text, click_text, the
 	// "ocr" observation and the marks of apps without accessibility; nil = not
 	// available (those builtins say so).
@@ -83,6 +90,11 @@ type Agent struct {
 	NoTakeover bool
 	// Version is recorded in the trace.
 	Version string
+	// TraceKey signs the link a follow-up's trace makes to the run it
+	// continues, and ReadPriors follows only links it signed (agent/chain.go);
+	// the wiring keeps one per user. nil = links are neither signed nor
+	// followed beyond the trace named.
+	TraceKey []byte
 	// KeepCode keeps, after an answered run, the child process its code ran
 	// in (with the variables and functions the code defined) in the Session,
 	// for a follow-up turn in this process (ContinueSession). The Session holds
@@ -90,6 +102,9 @@ type Agent struct {
 	KeepCode bool
 
 	current atomic.Pointer[runState] // the run going on, for CheckSend and NoteRead
+
+	redMu  sync.Mutex       // guards ownRed
+	ownRed *secret.Redactor // SecretFilter's when Redactor is nil
 }
 
 // Session is one started run. Pause, Resume and Stop are safe from any goroutine.

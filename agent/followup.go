@@ -19,6 +19,9 @@ type Prior struct {
 	Task   string
 	Steps  []PriorStep
 	Answer string // its final answer, if it gave one
+	// Unfollowed says why the run this one continues was not read (its link
+	// was not signed by the user's runs); "" when it continues none or was.
+	Unfollowed string
 }
 
 // PriorStep is one step of a Prior: the model's reply and what it was told.
@@ -34,9 +37,13 @@ const (
 	maxPriorText  = 8 << 10
 )
 
-// ReadPriors reads the run recorded in the trace folder dir and the runs it
-// followed up, oldest first, for Continue.
-func ReadPriors(dir string) ([]Prior, error) {
+// ReadPriors reads the run recorded in the trace folder dir (the one the
+// person names) and the runs it followed up, oldest first, for Continue. It
+// follows a trace's continues field only when the trace's run_start signs it
+// with key (SignContinues), so that a chain passes only through traces this
+// user's runs wrote; an unsigned link ends the chain there, and the oldest
+// Prior's Unfollowed says so.
+func ReadPriors(dir string, key []byte) ([]Prior, error) {
 	var chain []Prior
 	seen := map[string]bool{}
 	for dir != "" {
@@ -75,8 +82,12 @@ func ReadPriors(dir string) ([]Prior, error) {
 		if len(p.Steps) > maxPriorSteps {
 			p.Steps = p.Steps[len(p.Steps)-maxPriorSteps:]
 		}
-		chain = append([]Prior{p}, chain...)
 		dir = tr.Start.Continues
+		if dir != "" && !signedContinues(key, tr.Start) {
+			p.Unfollowed = fmt.Sprintf("%s says it continues %s, but no run of yours signed that: the earlier run was not read", abs, dir)
+			dir = ""
+		}
+		chain = append([]Prior{p}, chain...)
 		if dir != "" && !filepath.IsAbs(dir) {
 			dir = filepath.Join(abs, dir)
 		}
@@ -183,7 +194,7 @@ func (a *Agent) ContinueSession(ctx context.Context, prev *Session, task string,
 		}
 		return nil, errors.New("follow-up: the earlier run left no trace to continue")
 	}
-	priors, err := ReadPriors(fin.TraceDir)
+	priors, err := ReadPriors(fin.TraceDir, a.TraceKey)
 	if err != nil {
 		if code != nil {
 			_ = code.Close()

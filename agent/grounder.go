@@ -64,6 +64,8 @@ type locator struct {
 	cfg      Config                   // MaxSide
 	attEnc   vision.Encoder           // encodes the grounder's screenshot
 	ownRects func() []image.Rectangle // deskpilot's windows, masked on it
+	screen   vision.Capturer          // the display as the run captures it (secrets masked)
+	redact   func(string) string      // the run's redactor, on the description sent
 
 	grounded   groundUsage  // the grounder's tokens
 	groundings atomic.Int32 // grounder calls in the block running now
@@ -95,7 +97,7 @@ func (r *locator) ground(ctx context.Context, description string) (script.Ground
 	sp := g.Dialect.Space(r.a.Display.Size(), r.cfg.MaxSide)
 	m := vision.Mapper{Display: r.a.Display, Image: sp.Image, Mode: sp.Mode}
 	res := script.Grounding{Grounder: g.Name, Space: fmt.Sprintf("%dx%d image (%s)", sp.Image.X, sp.Image.Y, sp.Mode)}
-	frame, err := r.a.Screen.Capture(ctx)
+	frame, err := r.screen.Capture(ctx)
 	if err != nil {
 		return res, fmt.Errorf("screenshot for the grounder: %w", err)
 	}
@@ -104,7 +106,7 @@ func (r *locator) ground(ctx context.Context, description string) (script.Ground
 	if err != nil {
 		return res, fmt.Errorf("screenshot for the grounder: %w", err)
 	}
-	system, user := g.Dialect.GroundingPrompt(description, sp)
+	system, user := g.Dialect.GroundingPrompt(r.redact(description), sp)
 	var msgs []llm.Message
 	if system != "" {
 		msgs = append(msgs, textMsg("system", system))

@@ -326,7 +326,8 @@ func (r *runState) tools() []script.Tool {
 		return v, ok
 	}
 	deps := script.DesktopDeps{
-		Mapper: r.mapper, Input: r.input, Frames: r.a.Screen, Secrets: secrets, Guard: r.guard, Ground: r.locator.groundFn(),
+		Mapper: r.mapper, Input: r.input, Frames: r.screen, Secrets: secrets, Guard: r.guard, Ground: r.locator.groundFn(),
+		BeforeTyping: r.beforeTyping,
 	}
 	if r.replay != nil {
 		deps.Retarget = r.replay.retarget
@@ -336,5 +337,5 @@ func (r *runState) tools() []script.Tool {
 	if r.replay != nil {
 		ts = append(ts, script.Builtin(script.Checkpoint, r.checkpointTool))
 	}
-	return append(ts, r.a.Tools...)
+	return r.checkSends(append(ts, r.a.Tools...))
 }

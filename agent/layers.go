@@ -50,6 +50,9 @@ type layers struct {
 	cfg      Config        // Marks, ObserveA11y, ObserveOCR
 	mapper   vision.Mapper // positions written as the model's points
 	onScreen grounding     // the marks of the newest screenshot, for click_mark
+	// elements is the tree as the run reads it (secrets hidden, their fields
+	// followed: agent/secrets.go); nil when there is none.
+	elements script.ElementFinder
 }
 
 // markRoleWord is the role of a mark on a word read by OCR.
@@ -89,7 +92,7 @@ func (g *grounding) get() []script.Mark {
 // marks of the newest screenshot.
 func (r *runState) groundTools(d script.DesktopDeps) []script.Tool {
 	return script.Ground(d, script.GroundDeps{
-		Text: r.a.Text, Elements: r.a.Elements, Exclude: r.ownRects,
+		Text: r.a.Text, Elements: r.elements, Exclude: r.ownRects,
 		Marks:  func() ([]script.Mark, bool) { return r.layers.onScreen.get(), r.cfg.Marks },
 		Settle: r.screenAnswered,
 	})
@@ -194,10 +197,10 @@ func (r *layers) look(ctx context.Context, frame *image.RGBA, own []image.Rectan
 // lookElements reads the visible elements outside own; note says why there are
 // none, or what the walk left out.
 func (r *layers) lookElements(ctx context.Context, own []image.Rectangle) ([]a11y.Element, string, error) {
-	if r.a.Elements == nil {
+	if r.elements == nil {
 		return nil, "unavailable: no accessibility engine in this deskpilot", nil
 	}
-	els, note, err := r.a.Elements.Elements(ctx, a11y.Query{})
+	els, note, err := r.elements.Elements(ctx, a11y.Query{})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, "", ctx.Err()

@@ -12,7 +12,6 @@ import (
 	"deskpilot/agent/dialect"
 	"deskpilot/agent/llm"
 	"deskpilot/agent/script"
-	"deskpilot/agent/trace"
 	"deskpilot/vision"
 )
 
@@ -173,14 +172,14 @@ func (r *runState) afterStep(ctx context.Context, acted bool) (*image.RGBA, bool
 	r.ownBefore = r.ownRects()
 	ignore := r.ownIgnore()
 	if !acted {
-		f, err := r.a.Screen.Capture(ctx)
+		f, err := r.screen.Capture(ctx)
 		if err != nil {
 			return nil, false, 0, fmt.Errorf("screenshot: %w", err)
 		}
 		r.frame = f
 		return f, !vision.Same(before, f, ignore), 0, nil
 	}
-	sr, err := vision.Settle(ctx, r.a.Screen, before, SettleOptions(ignore))
+	sr, err := vision.Settle(ctx, r.screen, before, SettleOptions(ignore))
 	if err != nil {
 		return nil, false, 0, fmt.Errorf("settle: %w", err)
 	}
@@ -216,13 +215,4 @@ func marksFor(acts []actions.Record) []vision.Mark {
 		marks = marks[len(marks)-3:]
 	}
 	return marks
-}
-
-// redact hides the run's secrets (type_secret values, the API key) in s.
-func (r *runState) redact(s string) string {
-	secrets := slices.Clone(r.a.Redact)
-	for _, v := range r.a.Secrets {
-		secrets = append(secrets, v)
-	}
-	return trace.Redact(s, secrets...)
 }

@@ -11,13 +11,12 @@ import (
 // call at a time, and builtins that call out (an MCP server's tools) ask for
 // approval through the run going on.
 
-// RedactText hides the agent's secrets (type_secret values, API keys) in s,
-// exactly as the observations the model reads and the trace are redacted.
-// Every text that leaves deskpilot another way (an MCP reply) goes through it.
-func (a *Agent) RedactText(s string) string {
-	r := runState{a: a}
-	return r.redact(s)
-}
+// RedactText hides the agent's secrets (type_secret values, values read
+// back from their fields, API keys) in s with the agent's one redactor
+// (SecretFilter), exactly as the observations the model reads and the trace
+// are redacted. Every text that leaves deskpilot another way (an MCP reply)
+// goes through it.
+func (a *Agent) RedactText(s string) string { return a.SecretFilter().Text(s) }
 
 // Approve asks the person, through the Confirm hook of the run or console
 // going on, to approve action; it returns nil when they did and an error the

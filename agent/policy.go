@@ -13,6 +13,7 @@ import (
 	"deskpilot/actions"
 	"deskpilot/actions/inspect"
 	"deskpilot/agent/script"
+	"deskpilot/agent/secret"
 )
 
 // Policy is the safety policy of a run: which actions the person approves, and
@@ -191,6 +192,9 @@ func (a *Agent) CheckSend(ctx context.Context, u *url.URL) error {
 	if err := policy.CheckURL(u); err != nil {
 		return err
 	}
+	if err := a.SecretFilter().CheckURL(u); err != nil {
+		return err
+	}
 	if r == nil {
 		return nil
 	}
@@ -212,6 +216,7 @@ func (a *Agent) NoteRead(res inspect.Result) {
 type runPolicy struct {
 	cfg     Config                                         // Policy
 	confirm func(ctx context.Context, action string) error // asks the person (runState.confirm)
+	red     *secret.Redactor                               // refuses what would send a secret
 
 	readHome atomic.Bool     // inspect_file read a file under the home folder
 	sentMu   sync.Mutex      // guards sentTo
@@ -232,6 +237,9 @@ func (r *runPolicy) approve(ctx context.Context, g script.Guarded) error {
 
 // checkSend asks before data leaves for a new domain after a home file was read.
 func (r *runPolicy) checkSend(ctx context.Context, u *url.URL) error {
+	if err := r.red.CheckURL(u); err != nil {
+		return err
+	}
 	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
 	r.sentMu.Lock()
 	known := r.sentTo[host]

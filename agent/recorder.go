@@ -6,7 +6,6 @@ import (
 	"hash/maphash"
 	"image"
 	"runtime"
-	"slices"
 
 	"deskpilot/agent/trace"
 )
@@ -38,12 +37,10 @@ func (r *runState) openRecorder() error {
 	}
 	if n := len(r.priors); n > 0 {
 		start.Continues = r.priors[n-1].Dir
+		// Signed as the trace records it: redacted.
+		start.ContinuesSig = SignContinues(r.a.TraceKey, start.T, r.red.Text(start.Continues))
 	}
-	secrets := slices.Clone(r.a.Redact)
-	for _, v := range r.a.Secrets {
-		secrets = append(secrets, v)
-	}
-	opts := []trace.Option{trace.WithSecrets(secrets...)}
+	opts := []trace.Option{trace.WithRedactor(r.red)}
 	if r.a.Now != nil {
 		opts = append(opts, trace.WithClock(r.a.Now))
 	}

@@ -25,6 +25,9 @@ type replayCheck struct {
 	// ownIgnore lists deskpilot's own windows in frame pixels, never
 	// compared.
 	ownIgnore func() []image.Rectangle
+	// screen is the display as the run captures it: secrets masked, as
+	// they were on the recorded frames.
+	screen vision.Capturer
 }
 
 // target is one point a recorded pointer action aimed at, in the pixels of
@@ -51,7 +54,7 @@ func (r *replayCheck) check(ctx context.Context, step int) (Check, map[vision.Sc
 		c.Note, c.Diverged = fmt.Sprintf("the recorded frame cannot be read: %v", err), true
 		return c, nil, nil
 	}
-	now, err := r.a.Screen.Capture(ctx)
+	now, err := r.screen.Capture(ctx)
 	if err != nil {
 		return c, nil, fmt.Errorf("checkpoint: screenshot: %w", err)
 	}

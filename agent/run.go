@@ -15,6 +15,7 @@ import (
 	"deskpilot/agent/dialect"
 	"deskpilot/agent/llm"
 	"deskpilot/agent/script"
+	"deskpilot/agent/secret"
 	"deskpilot/vision"
 )
 
@@ -56,6 +57,15 @@ type runState struct {
 	started  time.Time
 	lastCode string
 	cut      string // why the newest reply was cut short (llm.Response.Cut), or ""
+
+	// Secrets (agent/secrets.go): the filter of every text that leaves, the
+	// reply's stream through it, the fields to mask, the display as the run
+	// captures it (masked) and the tree as it reads it.
+	red      *secret.Redactor
+	stream   *secret.Stream
+	fields   secretFields
+	screen   vision.Capturer
+	elements script.ElementFinder
 }
 
 // currentStep is the step now running; safe from any goroutine.
@@ -85,7 +95,10 @@ func (a *Agent) newRunWith(ctx context.Context, c Config, task string, h Hooks, 
 		mapper:  mapperFor(cfg, a.Display),
 		started: a.now(),
 		replay:  rp,
+		red:     a.SecretFilter(),
 	}
+	r.stream = secret.NewStream(r.red)
+	r.screen, r.elements = maskedScreen{r}, r.elementsOf()
 	if f != nil {
 		r.priors = f.priors
 	}
@@ -93,14 +106,14 @@ func (a *Agent) newRunWith(ctx context.Context, c Config, task string, h Hooks, 
 	enc := vision.Encoder{Format: cfg.ImageFormat, Quality: cfg.ImageQuality}
 	r.obs = &vision.Observer{Mapper: r.mapper, Encoder: enc}
 	r.attEnc = enc
-	r.locator = &locator{a: a, cfg: cfg, attEnc: enc, ownRects: r.ownRects}
-	r.layers = &layers{a: a, cfg: cfg, mapper: r.mapper}
-	r.policy = &runPolicy{cfg: cfg, confirm: r.confirm}
+	r.locator = &locator{a: a, cfg: cfg, attEnc: enc, ownRects: r.ownRects, screen: r.screen, redact: r.redact}
+	r.layers = &layers{a: a, cfg: cfg, mapper: r.mapper, elements: r.elements}
+	r.policy = &runPolicy{cfg: cfg, confirm: r.confirm, red: r.red}
 	r.input = &trackedInput{Input: a.Input, cursor: a.Cursor, screen: a.Screen, display: a.Display}
 
 	r.exec = r.newExecutor(f)
 	if rp != nil {
-		r.checker = &replayCheck{a: a, replay: rp, exec: r.exec, ownIgnore: r.ownIgnore}
+		r.checker = &replayCheck{a: a, replay: rp, exec: r.exec, ownIgnore: r.ownIgnore, screen: r.screen}
 	}
 	if err := r.openRecorder(); err != nil {
 		return nil, err
@@ -150,9 +163,10 @@ func (r *runState) newExecutor(f *followUp) executor {
 		_ = f.code.Close()
 	}
 	if r.cfg.InProcess {
-		return script.New(script.Options{Modules: modulesOf(r.cfg.Dialect)}, r.tools()...)
+		return script.New(script.Options{Modules: modulesOf(r.cfg.Dialect), Redact: r.red.Text}, r.tools()...)
 	}
-	return script.NewSandbox(script.SandboxOptions{Memory: r.cfg.CodeMemory, Modules: moduleSet(r.cfg.Dialect)}, r.tools()...)
+	return script.NewSandbox(script.SandboxOptions{Options: script.Options{Redact: r.red.Text},
+		Memory: r.cfg.CodeMemory, Modules: moduleSet(r.cfg.Dialect)}, r.tools()...)
 }
 
 // moduleSet names the module set of d's programs for a sandbox child
@@ -181,6 +195,20 @@ func modulesOf(d dialect.Dialect) func(call func(*starlark.Thread, string, starl
 
 // deliver sends one event to the trace and to the hooks, in order.
 func (r *runState) deliver(e Event) {
+	switch x := e.(type) {
+	case TextDelta:
+		if e = r.streamDelta(x); x.Text != "" && e.(TextDelta).Text == "" && !x.Reset {
+			return // held back: it may start a secret
+		}
+	case ModelReplied:
+		if rest := r.stream.Flush(); rest != "" {
+			r.deliver(TextDelta{Step: x.Step, Text: rest})
+		}
+		r.stream.Reset()
+		e = r.redactEvent(e)
+	default:
+		e = r.redactEvent(e)
+	}
 	if r.rec != nil {
 		r.rec.record(e)
 	}
@@ -336,7 +364,7 @@ func (r *runState) finished(o Outcome, answer, errText string) Finished {
 		steps = r.cfg.MaxSteps
 	}
 	return Finished{
-		Outcome: o, Answer: answer, Error: errText, Steps: steps, Usage: r.usage.add(r.locator.grounded.load()),
+		Outcome: o, Answer: r.redact(answer), Error: r.redact(errText), Steps: steps, Usage: r.usage.add(r.locator.grounded.load()),
 		Elapsed: r.a.now().Sub(r.started), TraceDir: r.traceDir(),
 	}
 }
@@ -348,7 +376,7 @@ func (r *runState) fail(ctx context.Context, err error) Finished {
 		return r.cancelled()
 	}
 	// The error reaches every watcher in Finished; the log only keeps a record.
-	r.a.log().Info("run failed", "step", r.step, "err", err)
+	r.a.log().Info("run failed", "step", r.step, "err", r.redact(err.Error()))
 	return r.finished(Failed, "", err.Error())
 }
 
@@ -373,7 +401,7 @@ func (r *runState) finish(fin Finished) {
 // capture takes a full-resolution frame of the target display.
 func (r *runState) capture(ctx context.Context) (*image.RGBA, error) {
 	r.ownBefore = r.ownRects()
-	f, err := r.a.Screen.Capture(ctx)
+	f, err := r.screen.Capture(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -413,10 +441,12 @@ func (r *runState) observe(ctx context.Context, full *image.RGBA) (view, error) 
 	// deskpilot's windows as listed before the capture and now: one that moved in
 	// between is masked at both places.
 	mask := slices.Concat(r.ownBefore, r.ownRects())
+	r.lookForSecrets(ctx, full)
 	boxes, notes, err := r.layers.look(ctx, full, mask)
 	if err != nil {
 		return view{}, err
 	}
+	r.fields.paint(full, r.a.Display) // the walk may have moved a field
 	o, err := r.obs.Observe(full, vision.Overlay{Cursor: cursor, Marks: r.marks, Mask: mask, Boxes: boxes})
 	if err != nil {
 		return view{}, err

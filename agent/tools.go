@@ -23,7 +23,7 @@ func (r *runState) confirm(ctx context.Context, action string) error {
 	if r.hooks.Confirm == nil {
 		return fmt.Errorf("refused: %s needs the person's approval and nobody is there to give it", action)
 	}
-	ok, err := r.hooks.Confirm(ctx, action)
+	ok, err := r.hooks.Confirm(ctx, r.redact(action))
 	if err != nil {
 		return fmt.Errorf("refused: asking for approval of %s failed: %w", action, err)
 	}
@@ -56,7 +56,7 @@ func (r *runState) askUser(c *script.Call, args starlark.Tuple, kwargs []starlar
 	if r.hooks.Ask == nil {
 		return nil, errNoPerson
 	}
-	reply, err := r.hooks.Ask(c.Ctx, q)
+	reply, err := r.hooks.Ask(c.Ctx, r.redact(q))
 	c.Log(actions.Record{Name: c.Name, Args: c.ArgsText(), Start: start, Duration: c.Now().Sub(start), Result: "answered"})
 	if err != nil {
 		if c.Ctx.Err() != nil {
@@ -95,9 +95,6 @@ func (r *runState) startProgram(c *script.Call, call string, result string, name
 	return nil
 }
 
-// maxLaunchLine is the longest command line launch takes.
-const maxLaunchLine = 8192
-
 func (r *runState) launch(c *script.Call, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	a, err := c.Bind()
 	if err != nil {
@@ -107,8 +104,8 @@ func (r *runState) launch(c *script.Call, args starlark.Tuple, kwargs []starlark
 	if err := a.Err(); err != nil {
 		return nil, err
 	}
-	if len(line) > maxLaunchLine {
-		return nil, fmt.Errorf("launch: the command line is %d bytes long; at most %d", len(line), maxLaunchLine)
+	if len(line) > script.MaxLaunchLine {
+		return nil, fmt.Errorf("launch: the command line is %d bytes long; at most %d", len(line), script.MaxLaunchLine)
 	}
 	fields := strings.Fields(line)
 	if len(fields) == 0 {
@@ -118,6 +115,9 @@ func (r *runState) launch(c *script.Call, args starlark.Tuple, kwargs []starlark
 		return nil, errors.New("launch: shell syntax is not supported; give a program and its arguments only")
 	}
 	if err := r.cfg.Policy.CheckCommand(fields); err != nil {
+		return nil, err
+	}
+	if err := r.checkLaunch(line); err != nil {
 		return nil, err
 	}
 	return starlark.None, r.startProgram(c, "launch("+line+")", "started (pid %d)", fields[0], fields[1:]...)

@@ -84,6 +84,11 @@ type Options struct {
 	// its confirmation before data leaves after reading private files). It may
 	// block on a person; ctx is the visit's.
 	CheckURL func(ctx context.Context, u *url.URL) error
+	// CheckRequest, when set, is asked before every request leaves — each
+	// visit and redirect hop, the Wayback API — with the request as it will
+	// be sent; an error refuses it (the agent refuses requests that would
+	// send a secret in their address, headers or body).
+	CheckRequest func(req *http.Request) error
 }
 
 // Browser is one run's text browser: it holds the current page, viewport and
@@ -147,6 +152,12 @@ func newBrowser(o Options, pol policy, res resolver) *Browser {
 		c.Transport = pol.guardedTransport(api.Transport, o.Timeout, res)
 	}
 	c.CheckRedirect = b.checkRedirect
+	if o.CheckRequest != nil {
+		c.Transport = checkedTransport{next: c.Transport, check: o.CheckRequest}
+		a := *api
+		a.Transport = checkedTransport{next: api.Transport, check: o.CheckRequest}
+		b.api = &a
+	}
 	b.client = &c
 	b.page = newPage("about:blank", "", "", o.Viewport, true)
 	return b
@@ -316,4 +327,24 @@ func (b *Browser) checkRedirect(req *http.Request, via []*http.Request) error {
 		return b.pol.checkHost(req.URL.Hostname())
 	}
 	return nil
+}
+
+// checkedTransport asks check before next sends a request.
+type checkedTransport struct {
+	next  http.RoundTripper // nil = http.DefaultTransport
+	check func(*http.Request) error
+}
+
+func (t checkedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if err := t.check(req); err != nil {
+		if req.Body != nil {
+			_ = req.Body.Close()
+		}
+		return nil, err
+	}
+	next := t.next
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	return next.RoundTrip(req)
 }

@@ -111,6 +111,40 @@ type Request struct {
 	OnRetry func(Retry)
 }
 
+// Redacted returns r with every text it would send passed through f (the
+// agent's secret.Redactor Text): text parts and tool calls' inputs. The
+// request r is not changed. A nil f returns r. agent/llm applies it to every
+// request whatever its provider.
+func (r Request) Redacted(f func(string) string) Request {
+	if f == nil {
+		return r
+	}
+	msgs := make([]Message, len(r.Messages))
+	for i, m := range r.Messages {
+		parts := make([]Part, len(m.Parts))
+		for j, p := range m.Parts {
+			if p.Text != "" {
+				p.Text = f(p.Text)
+			}
+			if p.Call != nil {
+				c := *p.Call
+				if in := f(string(c.Input)); in != string(c.Input) {
+					c.Input = json.RawMessage(in)
+					if !json.Valid(c.Input) { // a secret cut through the JSON's syntax
+						c.Input = json.RawMessage(`{}`)
+					}
+				}
+				p.Call = &c
+			}
+			parts[j] = p
+		}
+		m.Parts = parts
+		msgs[i] = m
+	}
+	r.Messages = msgs
+	return r
+}
+
 // Retry describes a failed attempt that Complete is about to repeat.
 type Retry struct {
 	Attempt int           // 1-based number of the attempt that failed

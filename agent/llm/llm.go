@@ -156,6 +156,11 @@ type Config struct {
 	Now func() time.Time
 	// Rand returns a number in [0, 1) for the jitter; nil uses math/rand/v2.
 	Rand func() float64
+	// Redact filters every text of a request before it is sent (the agent's
+	// secret.Redactor Text); nil sends the texts as they are. Every model
+	// transport gets the request through it (Complete calls Request.Redacted
+	// before any provider sees the request).
+	Redact func(string) string
 }
 
 // Client calls one model at one endpoint. It is safe for concurrent use.
@@ -259,6 +264,7 @@ func (c *Client) complete(ctx context.Context, r Request, onDelta func(string), 
 	if err := validate(r); err != nil {
 		return Response{}, fmt.Errorf("llm: %w", err)
 	}
+	r = r.Redacted(c.cfg.Redact)
 	failures := 0
 	for attempt := 1; ; attempt++ {
 		res, sent, err := c.attempt(ctx, r, onDelta)

@@ -70,7 +70,7 @@ func Builtins() []Tool {
 	}
 	keys := Param{Name: "keys", Type: "str", Doc: `a key or a combination joined with "+", e.g. "enter", "tab", "ctrl+s", "ctrl+shift+t".`}
 	url := Param{Name: "url", Type: "str", Doc: `an http(s) address, e.g. "https://en.wikipedia.org/wiki/Starlark", or "[N]" for link N of the current page.`}
-	return slices.Concat(
+	return withLimits(slices.Concat(
 		pointerBuiltins(xy),
 		[]Tool{
 			{Name: "type_text", Group: "keyboard", Kind: KindKeyboard, Types: actions.TypesText,
@@ -107,7 +107,7 @@ func Builtins() []Tool {
 			Doc: "Give the final answer and end the task. The block stops here, even inside a function.",
 			Params: []Param{{Name: "answer", Type: "Any",
 				Doc: "the answer to the task; a string is given as-is, any other value as str(value)."}}}},
-	)
+	))
 }
 
 func pointerBuiltins(xy []Param) []Tool {
@@ -155,11 +155,11 @@ const MaxDescription = 500
 // come back unchanged.
 func groundedBuiltin(t Tool) Tool {
 	desc := func(name, axis string) Param {
-		return Param{Name: name, Type: "int | str",
+		return Param{Name: name, Type: "int | str", MaxLen: MaxDescription,
 			Doc: axis + ` position in the screenshot's coordinates, or a description of the element, e.g. "the Save button".`}
 	}
 	none := func(name, doc string) Param {
-		return Param{Name: name, Type: "int | None", Default: "None", Doc: doc + "; left out with a description."}
+		return Param{Name: name, Type: "int | None", Default: "None", MaxLen: numberLen, Doc: doc + "; left out with a description."}
 	}
 	switch {
 	case !t.Grounded:
@@ -170,7 +170,7 @@ func groundedBuiltin(t Tool) Tool {
 	default:
 		t.Params = slices.Clone(t.Params)
 		t.Params[0] = desc("x1", "the start's horizontal")
-		t.Params[1] = Param{Name: "y1", Type: "int | str", Doc: "y where the drag starts, or a description of the element where it ends."}
+		t.Params[1] = Param{Name: "y1", Type: "int | str", MaxLen: MaxDescription, Doc: "y where the drag starts, or a description of the element where it ends."}
 		t.Params[2], t.Params[3] = none("x2", "x where it ends"), none("y2", "y where it ends")
 		t.Doc += ` Or describe both ends, e.g. drag("the report.pdf icon", "the Trash icon"): a grounding model finds them on the screen as it is now.`
 	}

@@ -41,7 +41,7 @@ const childMaxStack = 64 << 20
 // serveChild runs the child's side of the protocol until its input ends.
 func serveChild(in io.Reader, out io.Writer, sets ModuleSets) int {
 	debug.SetMaxStack(childMaxStack)
-	c := &conn{r: in, w: out}
+	c := &conn{r: in, w: out, in: maxFrame, out: maxChildFrame}
 	first, err := c.recv()
 	if err != nil || first.Init == nil {
 		return 2
@@ -70,7 +70,12 @@ func serveChild(in io.Reader, out io.Writer, sets ModuleSets) int {
 			go func(code string) {
 				defer running.Done()
 				res := e.Exec(context.Background(), code)
-				_ = c.send(message{Result: &resultMsg{Output: res.Output, Err: res.Err, Final: res.Final, Steps: res.Steps}})
+				err := c.send(message{Result: &resultMsg{Output: res.Output, Err: res.Err, Final: res.Final, Steps: res.Steps}})
+				if errors.Is(err, errTooBig) {
+					// The parent must hear how the block ended, or it waits.
+					_ = c.send(message{Result: &resultMsg{Steps: res.Steps, Err: &Error{Kind: KindLimit,
+						Msg: "error: the block's " + err.Error() + " to pass on; print and return less"}}})
+				}
 			}(m.Exec.Code)
 		case m.Cancel:
 			e.Cancel()
@@ -143,7 +148,11 @@ func (ch *child) forward(c *Call, args starlark.Tuple, kwargs []starlark.Tuple) 
 	ch.waiting.Store(id)
 	defer ch.waiting.Store(0)
 	resume := c.Untimed()
-	if err := ch.c.send(message{Call: &callMsg{ID: id, Name: c.Name, Args: pos, Kwargs: kw}}); err != nil {
+	var left time.Duration
+	if l, ok := c.TimeLeft(); ok {
+		left = max(l, time.Nanosecond)
+	}
+	if err := ch.c.send(message{Call: &callMsg{ID: id, Name: c.Name, Args: pos, Kwargs: kw, Left: left}}); err != nil {
 		resume()
 		return nil, fmt.Errorf("the call could not be passed on: %w", err)
 	}
@@ -156,6 +165,12 @@ func (ch *child) forward(c *Call, args starlark.Tuple, kwargs []starlark.Tuple) 
 	}
 	resume()
 	c.r.clock.spend(rep.Timed)
+	switch rep.Stopped {
+	case "time":
+		c.r.stop(stopTime)
+	case "cancel":
+		c.r.stop(stopCancel)
+	}
 	if rep.Err != "" {
 		return nil, errors.New(rep.Err)
 	}

@@ -28,6 +28,22 @@ func startClock(d time.Duration, expire func()) *clock {
 	return c
 }
 
+// remaining is the budget left; ok is false when the clock has no limit.
+func (c *clock) remaining() (left time.Duration, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.timer == nil {
+		return 0, false
+	}
+	switch {
+	case c.stopped: // expired (or the block ended)
+		return 0, true
+	case c.paused > 0:
+		return max(c.left, 0), true
+	}
+	return max(c.left-time.Since(c.since), 0), true
+}
+
 // pausedTotal is the time spent paused so far.
 func (c *clock) pausedTotal() time.Duration {
 	c.mu.Lock()

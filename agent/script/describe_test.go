@@ -129,7 +129,7 @@ func TestGroundingErrors(t *testing.T) {
 		{"number without y", `click(10)`, []string{`click: y is missing: give x and y as numbers, or describe the element`}},
 		{"drag with one description", `drag("the Save button", 5)`, []string{"drag: give either two descriptions"}},
 		{"empty description", `locate("  ")`, []string{"locate: the description is empty"}},
-		{"long description", `move("` + strings.Repeat("x", MaxDescription+1) + `")`, []string{"move: the description is 501 bytes long; describe the element in at most 500"}},
+		{"long description", `move("` + strings.Repeat("x", MaxDescription+1) + `")`, []string{"move: x is 501 characters long; the limit is 500 characters"}},
 		{"scroll takes no description", `scroll("the list", 5)`, []string{`scroll: x must be a number, got string "the list"`}},
 	}
 	for _, tt := range tests {

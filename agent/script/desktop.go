@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"deskpilot/actions"
 	"deskpilot/vision"
@@ -46,6 +47,13 @@ type DesktopDeps struct {
 	// description is then an error saying how to configure one. Time spent
 	// in Ground does not count toward the block's time limit.
 	Ground func(ctx context.Context, description string) (Grounding, error)
+	// BeforeTyping, when set, is called before type_text and type_secret
+	// type (secret is the secret's name, "" for type_text), after the
+	// guard; the function it returns (may be nil) is called once the keys
+	// are typed, or failed. The agent finds the field the keys go to there,
+	// to mask a secret from its first key on. Its time does not count
+	// toward the block's time limit.
+	BeforeTyping func(ctx context.Context, secret string) (typed func(ctx context.Context))
 }
 
 // Guarded is a primitive about to run, as a guard sees it: typed values,
@@ -290,8 +298,82 @@ func (d *desktop) typeText(c *Call, a *Args) error {
 	if err := a.Err(); err != nil {
 		return err
 	}
-	act := actions.Record{Result: fmt.Sprintf("typed %d characters", len([]rune(text)))}
-	return d.act(c, act, Guarded{}, func(ctx context.Context) error { return d.Input.Type(ctx, text) })
+	n := utf8.RuneCountInString(text)
+	if err := typeFits(c, n); err != nil {
+		return err
+	}
+	act := actions.Record{Result: fmt.Sprintf("typed %d characters", n)}
+	return d.act(c, act, Guarded{}, func(ctx context.Context) error {
+		defer d.beforeTyping(c, "")()
+		return d.typeChunks(c, ctx, text, n)
+	})
+}
+
+// TypeRate is the typing speed, in characters a second, that type_text
+// counts on: what apps keep up with (the input sends keys faster).
+const TypeRate = 1000
+
+// typeChunk is how many characters type_text types between two looks at
+// the block's deadline and Stop.
+const typeChunk = 256
+
+// typeFits refuses text of n characters that cannot be typed at TypeRate in
+// the time the block has left.
+func typeFits(c *Call, n int) error {
+	left, ok := c.TimeLeft()
+	if !ok {
+		return nil
+	}
+	if most := int(left.Seconds() * TypeRate); n > most {
+		return fmt.Errorf("the text is %s characters long, and at %s characters a second this block's %s left "+
+			"allow %s: type it in parts, one type_text call per part, over several blocks (each starts with its full time)",
+			thousands(n), thousands(TypeRate), left.Round(100*time.Millisecond), thousands(most))
+	}
+	return nil
+}
+
+// typeChunks types text (n characters) typeChunk characters at a time,
+// stopping between two when the block is stopped or out of time.
+func (d *desktop) typeChunks(c *Call, ctx context.Context, text string, n int) error {
+	done := 0
+	for len(text) > 0 {
+		if ctx.Err() != nil {
+			return fmt.Errorf("typed %s of %s characters: %w", thousands(done), thousands(n), c.stopped())
+		}
+		cut, k := len(text), 0
+		for i := range text {
+			if k == typeChunk {
+				cut = i
+				break
+			}
+			k++
+		}
+		if err := d.Input.Type(ctx, text[:cut]); err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("typed about %s of %s characters: %w", thousands(done), thousands(n), c.stopped())
+			}
+			return err
+		}
+		text, done = text[cut:], done+k
+	}
+	return nil
+}
+
+// beforeTyping calls DesktopDeps.BeforeTyping, untimed; what it returns is
+// never nil.
+func (d *desktop) beforeTyping(c *Call, secret string) func() {
+	if d.BeforeTyping == nil {
+		return func() {}
+	}
+	resume := c.Untimed()
+	typed := d.BeforeTyping(c.Ctx, secret)
+	resume()
+	return func() {
+		if typed != nil {
+			defer c.Untimed()()
+			typed(c.Ctx)
+		}
+	}
 }
 
 func (d *desktop) typeSecret(c *Call, a *Args) error {
@@ -306,8 +388,9 @@ func (d *desktop) typeSecret(c *Call, a *Args) error {
 	if !ok {
 		return fmt.Errorf("no secret named %q is configured; use only the secret names given in the task", name)
 	}
-	act := actions.Record{Result: "typed [redacted]"}
+	act := actions.Record{Result: "typed " + fmt.Sprintf("[secret:%s]", name)}
 	return d.act(c, act, Guarded{}, func(ctx context.Context) error {
+		defer d.beforeTyping(c, name)()
 		if err := d.Input.Type(ctx, secret); err != nil {
 			return errors.New(redact(err.Error(), secret))
 		}

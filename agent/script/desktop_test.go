@@ -248,7 +248,7 @@ func TestTypeSecretRedaction(t *testing.T) {
 		if calls := in.Calls(); len(calls) != 1 || calls[0] != "type "+secret {
 			t.Errorf("calls = %q: the secret was not typed", calls)
 		}
-		if a := res.Actions[0]; a.Args != `"github"` || a.Result != "typed [redacted]" {
+		if a := res.Actions[0]; a.Args != `"github"` || a.Result != "typed [secret:github]" {
 			t.Errorf("action = %+v", a)
 		}
 		if len(guarded) != 1 || guarded[0] != `type_secret("github")` {

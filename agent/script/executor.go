@@ -39,6 +39,10 @@ type Options struct {
 	MaxOutput int
 	// Now stamps actions (Call.Now); nil means time.Now.
 	Now func() time.Time
+	// Redact, when set, filters every text a tool hands the code: each
+	// string in its result, and its error (the agent's secret.Redactor, so
+	// code never holds a secret read back from the screen or a file).
+	Redact func(string) string
 	// Modules, when set, returns extra modules for the code's globals (a
 	// dialect's pyautogui), built over call, which runs one of the Executor's
 	// tools by name as the code would (guard, logging and limits included).
@@ -331,7 +335,24 @@ func (e *Executor) result(r *run, err error, src string) Result {
 		return res
 	}
 	res.Err = e.classify(r, err, src)
+	res.Err.Msg = capText(res.Err.Msg, maxErrorChars)
 	return res
+}
+
+// maxErrorChars bounds a block's error message, in bytes: fail() of a huge
+// value would otherwise carry all of it to the model.
+const maxErrorChars = 16_000
+
+// capText middle-cuts s to about n bytes, saying how much was left out.
+func capText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	head, tail := cutUTF8(s, n/2), s[len(s)-n/2:]
+	for len(tail) > 0 && !startsRune(tail) {
+		tail = tail[1:]
+	}
+	return fmt.Sprintf("%s\n…[%s bytes left out]…\n%s", head, thousands(len(s)-len(head)-len(tail)), tail)
 }
 
 func (e *Executor) maxSteps() uint64 {

@@ -178,7 +178,7 @@ func TestGroundErrors(t *testing.T) {
 		{"tree unavailable", GroundDeps{Elements: &fakeTree{err: &a11y.UnavailableError{Reason: "no bus"}}},
 			`click_element("OK")`, []string{"click_element: accessibility tree unavailable: no bus; use find_text"}},
 		{"empty text", GroundDeps{Text: &fakeText{}}, `find_text("  ")`, []string{"find_text: text is empty"}},
-		{"long text", GroundDeps{Text: &fakeText{}}, `find_text("x" * 300)`, []string{"text is 300 characters long; at most 256"}},
+		{"long text", GroundDeps{Text: &fakeText{}}, `find_text("x" * 300)`, []string{"find_text: text is 300 characters long; the limit is 256 characters"}},
 		{"text type", GroundDeps{Text: &fakeText{}}, `find_text(3)`, []string{"find_text: text must be a string, got int"}},
 		{"negative index", GroundDeps{Text: &fakeText{}}, `click_text("a", -1)`, []string{"index must be 0 or more"}},
 		{"click text not found", GroundDeps{Text: &fakeText{words: groundWords}}, `click_text("Delta")`,

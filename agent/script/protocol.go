@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -15,8 +16,17 @@ import (
 // output (child to parent). The child never writes anything else there; the Go
 // runtime's crash reports go to standard error.
 
-// maxFrame bounds one message: a tool's arguments or result, a block's output.
-const maxFrame = 64 << 20
+// Frame limits. What the agent sends the code (a tool's result: a page, a
+// file's text) may be large; what the code sends the agent (a tool call's
+// arguments, a block's result) is bounded by the arguments' limits
+// (Param.MaxLen), Options.MaxOutput and maxErrorChars, far below
+// maxChildFrame. The agent reads no frame over it: it stops the code's
+// process instead, so whatever the code does, the agent holds at most one
+// such frame and what decodes from it.
+const (
+	maxFrame      = 64 << 20 // parent to child
+	maxChildFrame = 8 << 20  // child to parent
+)
 
 // message is one frame; exactly one field is set.
 type message struct {
@@ -50,8 +60,11 @@ type execMsg struct {
 }
 
 type callMsg struct {
-	ID     int64          `json:"id"` // numbers the calls, so a late reply is never taken for a later call's
-	Name   string         `json:"name"`
+	ID   int64  `json:"id"` // numbers the calls, so a late reply is never taken for a later call's
+	Name string `json:"name"`
+	// Left is the block's time left when the call was made (0 = no limit):
+	// the call runs under that deadline here, its untimed spans aside.
+	Left   time.Duration  `json:"left,omitempty"`
 	Args   []wireValue    `json:"args,omitempty"`
 	Kwargs [][2]wireValue `json:"kwargs,omitempty"`
 }
@@ -63,6 +76,9 @@ type replyMsg struct {
 	// Timed is how much of the call counts toward the block's time limit: its
 	// duration minus the time it spent untimed (a guard's pause, a wait).
 	Timed time.Duration `json:"timed"`
+	// Stopped says the call ended because the block did: "time" (its
+	// deadline) or "cancel" (Stop); "" otherwise.
+	Stopped string `json:"stopped,omitempty"`
 }
 
 type resultMsg struct {
@@ -76,9 +92,12 @@ type resultMsg struct {
 
 // conn reads and writes frames; writes are serialised.
 type conn struct {
-	r  io.Reader
-	mu sync.Mutex
-	w  io.Writer
+	r      io.Reader
+	mu     sync.Mutex
+	w      io.Writer
+	in     int64        // the largest frame recv reads
+	out    int64        // the largest frame send writes
+	tooBig atomic.Int64 // the size of the frame over in that recv refused; 0 = none
 }
 
 func (c *conn) send(m message) error {
@@ -86,8 +105,8 @@ func (c *conn) send(m message) error {
 	if err != nil {
 		return err
 	}
-	if len(data) > maxFrame {
-		return fmt.Errorf("message of %d bytes is over the %d-byte limit", len(data), maxFrame)
+	if int64(len(data)) > c.out {
+		return tooLarge(int64(len(data)), c.out)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -109,7 +128,8 @@ func (c *conn) recv() (message, error) {
 		return message{}, err
 	}
 	size := binary.BigEndian.Uint32(n[:])
-	if size > maxFrame {
+	if int64(size) > c.in {
+		c.tooBig.Store(int64(size))
 		return message{}, errFrame
 	}
 	data := make([]byte, size)

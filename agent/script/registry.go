@@ -107,7 +107,16 @@ func invoke(r *run, t *Tool, args starlark.Tuple, kwargs []starlark.Tuple) (v st
 			v, err = nil, fmt.Errorf("%s: internal error: %v", t.Name, p)
 		}
 	}()
+	if err := checkArgs(t, args, kwargs); err != nil {
+		return nil, err
+	}
 	v, err = t.Fn(c, args, kwargs)
+	if f := r.exec.opts.Redact; f != nil {
+		if v != nil {
+			v = redactValue(v, f, 0)
+		}
+		err = redactErr(err, f)
+	}
 	switch {
 	case err != nil && !strings.HasPrefix(err.Error(), t.Name+":"):
 		return nil, fmt.Errorf("%s: %w", t.Name, err)

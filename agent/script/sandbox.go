@@ -21,8 +21,12 @@ import (
 //
 //   - a crash of the interpreter (a stack overflow from nesting without end)
 //     kills the child, not the agent;
-//   - the child's memory is bounded: a soft limit inside it and a watchdog
-//     here that kills it past SandboxOptions.Memory;
+//   - the child's memory is bounded: a watchdog here reads the memory it
+//     allocated (its resident anonymous memory, residentBytes) every
+//     memoryPoll and kills it past SandboxOptions.Memory, and its Go runtime's
+//     soft limit is 90% of that, so its garbage collector works to stay below
+//     (memory touched faster than the watchdog reads can overshoot by what
+//     the code allocates in one memoryPoll);
 //   - Cancel and ctx end a block within CancelGrace even when the code is
 //     stuck in one long operation (str() of a huge value): the child is killed;
 //   - the child's environment is empty: no secret reaches it.
@@ -43,7 +47,9 @@ type Sandbox struct {
 // SandboxOptions configure a Sandbox.
 type SandboxOptions struct {
 	Options // the block limits, enforced in the child; Modules is ignored (see Modules below)
-	// Memory caps the child's memory (resident set); 0 = DefaultMemory.
+	// Memory caps the memory the child allocates (its resident anonymous
+	// memory: the program's own pages, shared with this process, do not
+	// count); 0 = DefaultMemory. Less than MinMemory is raised to it.
 	Memory int64
 	// Modules names the module set the child builds (ModuleSets); "" = none.
 	Modules string
@@ -55,6 +61,9 @@ type SandboxOptions struct {
 // Limits of the sandbox.
 const (
 	DefaultMemory = 512 << 20
+	// MinMemory is the smallest cap real code runs under (TestMinMemoryRunsRealCode):
+	// the child's runtime and interpreter take about 10 MiB of it.
+	MinMemory = 64 << 20
 	// CancelGrace is how long a cancelled block may take to stop on its own
 	// before its process is killed.
 	CancelGrace = 300 * time.Millisecond
@@ -225,9 +234,16 @@ func (s *Sandbox) call(r *run, m *callMsg) replyMsg {
 		rep.Err = fmt.Sprintf("%s: %v", m.Name, err)
 		return rep
 	}
+	defer r.beginCall(m.Left)()
 	start, paused := time.Now(), r.clock.pausedTotal()
 	v, err := invoke(r, t, args, kwargs)
 	rep.Timed = time.Since(start) - (r.clock.pausedTotal() - paused)
+	switch {
+	case r.parent.Err() != nil:
+		rep.Stopped = "cancel"
+	case errors.Is(context.Cause(r.ctx), errTimeLimit):
+		rep.Stopped = "time"
+	}
 	if err != nil {
 		rep.Err = err.Error()
 		return rep
@@ -264,6 +280,9 @@ func (s *Sandbox) lost(r *run, p *process, why string) Result {
 		e = Error{Kind: KindLimit, Msg: fmt.Sprintf("error: the code ran past the %s time limit inside one operation, so its process was stopped and its variables were lost; define your variables again", s.host.timeout())}
 	case "cancelled", "closed":
 		e = Error{Kind: KindCancelled, Msg: "cancelled: the run was stopped"}
+	case "frame":
+		e = Error{Kind: KindLimit, Msg: "error: the code's process sent a " + tooLarge(p.c.tooBig.Load(), maxChildFrame).Error() +
+			", so it was stopped and its variables were lost; pass less at a time and define your variables again"}
 	default:
 		e = Error{Kind: KindRuntime, Msg: "error: the code's process crashed" + p.crashNote() + ": variables were lost; define them again before using them"}
 	}
@@ -274,7 +293,7 @@ func (s *Sandbox) lost(r *run, p *process, why string) Result {
 
 func (s *Sandbox) memory() int64 {
 	if s.o.Memory > 0 {
-		return s.o.Memory
+		return max(s.o.Memory, MinMemory)
 	}
 	return DefaultMemory
 }
@@ -356,6 +375,27 @@ func (e *Executor) hostRun(ctx context.Context) *run {
 	return r
 }
 
+// beginCall gives the call the child is about to have run here its own
+// context and clock: the block's time left (0 = no limit) as its deadline,
+// untimed spans aside, and Stop through the block's context. What it returns
+// ends them.
+func (r *run) beginCall(left time.Duration) (end func()) {
+	ctx, cancel := context.WithCancelCause(r.parent)
+	var clk *clock
+	if left > 0 {
+		clk = startClock(left, func() { cancel(errTimeLimit) })
+	} else {
+		clk = startClock(0, nil)
+	}
+	blockCtx, blockCancel, blockClock := r.ctx, r.cancel, r.clock
+	r.ctx, r.cancel, r.clock = ctx, cancel, clk
+	return func() {
+		clk.stop()
+		cancel(context.Canceled)
+		r.ctx, r.cancel, r.clock = blockCtx, blockCancel, blockClock
+	}
+}
+
 // tool returns the registered tool called name, or nil.
 func (e *Executor) tool(name string) *Tool {
 	for _, t := range e.tools {
@@ -394,14 +434,14 @@ func startProcess(cmd *exec.Cmd, memory int64) (*process, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	p.c = &conn{r: stdout, w: stdin}
+	p.c = &conn{r: stdout, w: stdin, in: maxChildFrame, out: maxFrame}
 	go func() {
 		defer close(p.msgs)
 		for {
 			m, err := p.c.recv()
 			if err != nil {
 				if errors.Is(err, errFrame) {
-					p.kill("protocol")
+					p.kill("frame")
 				}
 				return
 			}
@@ -420,7 +460,7 @@ func startProcess(cmd *exec.Cmd, memory int64) (*process, error) {
 	return p, nil
 }
 
-// watchMemory kills the child once its resident memory passes limit.
+// watchMemory kills the child once the memory it allocated passes limit.
 func (p *process) watchMemory(limit int64) {
 	t := time.NewTicker(memoryPoll)
 	defer t.Stop()

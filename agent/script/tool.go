@@ -85,6 +85,12 @@ type Param struct {
 	Default string
 	// Doc is the one-line description in the stub's Args section.
 	Doc string
+	// MaxLen is the largest argument the parameter takes: a string's length
+	// in characters, any other value's size as its repr would be, in bytes.
+	// A larger argument is refused before the builtin runs (in the code's
+	// own process, so it never crosses to the agent), with an error naming
+	// the limit. Every parameter of the catalogue sets one.
+	MaxLen int
 }
 
 // Attachment is an image a tool wants the model to see in the next
@@ -175,6 +181,11 @@ func (c *Call) Untimed() (resume func()) {
 		}
 	}
 }
+
+// TimeLeft is how long the block may still run (time untimed spans take
+// does not count); ok is false when the block has no time limit. In a
+// sandbox the code's process says so with each call.
+func (c *Call) TimeLeft() (left time.Duration, ok bool) { return c.r.clock.remaining() }
 
 // Now returns the current time from Options.Now (time.Now by default).
 func (c *Call) Now() time.Time { return c.r.now() }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"deskpilot/actions"
+	"deskpilot/agent/secret"
 )
 
 // The files of a dataset folder (Hugging Face ImageFolder layout).
@@ -293,46 +294,28 @@ func datasetActions(acts []actions.Record, screen Rect, img image.Point, sec sec
 	return out
 }
 
-// secretText replaces configured secrets in text.
+// secretText replaces configured secrets in text, as the agent's redactor
+// does (secret.Redactor): any run of secret.FragmentLen characters of one,
+// and the same reversed.
 type secretText struct {
-	values []string
-	r      *strings.Replacer
+	r     *secret.Redactor
+	lower *secret.Redactor // the values lower-cased too, for folder names (a slug of the task)
 }
 
 func newSecretText(secrets []string) secretText {
-	var s secretText
+	s := secretText{r: secret.New(nil, secrets...), lower: secret.New(nil, secrets...)}
 	for _, v := range secrets {
-		if v != "" && !slices.Contains(s.values, v) {
-			s.values = append(s.values, v)
-		}
-	}
-	// strings.Replacer tries old strings in argument order: longest first.
-	slices.SortFunc(s.values, func(a, b string) int { return len(b) - len(a) })
-	var pairs []string
-	for _, v := range s.values {
-		pairs = append(pairs, v, Redacted)
-	}
-	if len(pairs) > 0 {
-		s.r = strings.NewReplacer(pairs...)
+		s.lower.AddKey(strings.ToLower(v))
 	}
 	return s
 }
 
-func (s secretText) str(v string) string {
-	if s.r == nil {
-		return v
-	}
-	return s.r.Replace(v)
-}
+func (s secretText) str(v string) string { return s.r.Text(v) }
 
 // name makes a trace folder name safe as a file name and free of secrets
 // (the folder's slug comes from the task, lowercased).
 func (s secretText) name(v string) string {
-	for _, sec := range s.values {
-		for _, form := range []string{sec, strings.ToLower(sec)} {
-			v = strings.ReplaceAll(v, form, "redacted")
-		}
-	}
+	v = strings.ReplaceAll(s.lower.Text(v), Redacted, "redacted")
 	v = strings.Map(func(r rune) rune {
 		if r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
 			return r

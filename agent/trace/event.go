@@ -65,6 +65,10 @@ type Event struct {
 	// Continues is the trace folder of the run this one follows up (a
 	// follow-up turn: the earlier run's task and steps are its history).
 	Continues string `json:"continues,omitempty"`
+	// ContinuesSig signs Continues (HMAC-SHA256 under a key of the user's,
+	// in hex): a follow-up chain passes only through links its own runs
+	// signed (agent.SignContinues).
+	ContinuesSig string `json:"continues_sig,omitempty"`
 
 	// Shared fields: Text on model_output (the reply) and observation (the observation
 	// text); Error on observation and run_end; Usage on model_output (one call) and

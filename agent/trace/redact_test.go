@@ -101,15 +101,18 @@ func TestRedactorLongestSecretWins(t *testing.T) {
 	}
 }
 
-// A short or placeholder API key never blanks out ordinary text, and a secret
-// is redacted only where it stands as a whole token.
+// A short or placeholder API key never blanks out ordinary text; a secret
+// shorter than secret.FragmentLen is redacted only where it stands as a
+// whole token, a longer one (and any run of FragmentLen of its characters)
+// wherever it is.
 func TestRedactOnlyWhatIsSecret(t *testing.T) {
 	tests := []struct{ name, text, secret, want string }{
 		{"one letter", "fix the x axis", "x", "fix the x axis"},
 		{"placeholder", "EMPTY means none", "EMPTY", "EMPTY means none"},
 		{"ollama", "run ollama serve", "ollama", "run ollama serve"},
 		{"whole token", "key=sk-live-1234abcd;", "sk-live-1234abcd", "key=" + Redacted + ";"},
-		{"short inside a longer token", "hunter2pass9", "hunter2pass", "hunter2pass9"},
+		{"inside a longer token", "hunter2pass9", "hunter2pass", Redacted + "9"},
+		{"a part of it", "the hunter2 password", "hunter2pass", "the " + Redacted + " password"},
 		{"long after an escape", `"\ask-live-0123456789abcdef"`, "sk-live-0123456789abcdef", `"\a` + Redacted + `"`},
 		{"a pin", "code 4711 entered", "4711", "code " + Redacted + " entered"},
 		{"pin inside a number", "order 847112", "4711", "order 847112"},

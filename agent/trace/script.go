@@ -46,7 +46,9 @@ type ScriptHeader struct {
 // each step that ran code: its thought as comments, checkpoint(N) when a
 // frame was recorded for it, and its code. Text from the trace is never
 // able to break out of a comment: control characters, line and paragraph
-// separators and bidirectional controls are written as escapes. A step
+// separators and bidirectional controls are written as escapes, in the
+// code's strings too (as Starlark escapes, so the code does the same), and
+// `cat` of the file shows every line as it is. A step
 // whose code does not compile on its own, or that failed when recorded, is
 // written commented out with the reason, so the file always parses.
 func WriteScript(w io.Writer, t *Trace, tracePath string) error {
@@ -105,6 +107,10 @@ func writeStep(bw *bufio.Writer, s Step) {
 		why = "this code did not compile: " + err.Error()
 	} else if o := s.Observation; o != nil && o.Error != "" {
 		why = "when recorded, this code stopped with: " + o.Error
+	} else if vc, ok := visibleCode(code); ok {
+		code = vc
+	} else {
+		why = "this code holds characters a terminal or an editor would not show as themselves (escape sequences, bidirectional controls) outside its strings"
 	}
 	if why != "" {
 		for _, line := range strings.Split(why, "\n") {

@@ -114,3 +114,49 @@ func FuzzWriteScript(f *testing.F) {
 		}
 	})
 }
+
+// Escape sequences in recorded code cannot hide a line from `cat` of the
+// script: inside strings they become Starlark escapes of the same value, in
+// comments visible escapes; the script still parses and does the same.
+func TestScriptEscapesControlsInCode(t *testing.T) {
+	hide := "\x1b[1A\x1b[2K"
+	code := "x = \"" + hide + "\"  # \x1b[8m\n" + "y = b'\u202e'\n" + "launch(\"xterm\")\n" + "# look\x1b]0;t\x07\n"
+	tr := &Trace{Start: Event{Type: TypeRunStart, Task: "t"}, Steps: []Step{{Number: 1, Code: code}}}
+	var b bytes.Buffer
+	if err := WriteScript(&b, tr, "/tr"); err != nil {
+		t.Fatal(err)
+	}
+	src := b.String()
+	for _, bad := range []string{"\x1b", "\x07", "\u202e"} {
+		if strings.Contains(src, bad) {
+			t.Errorf("the script holds %q raw:\n%q", bad, src)
+		}
+	}
+	f, err := ScriptFileOptions().Parse("run.star", src, 0)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, src)
+	}
+	var values []string
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if l, ok := n.(*syntax.Literal); ok && (l.Token == syntax.STRING || l.Token == syntax.BYTES) {
+			values = append(values, l.Value.(string))
+		}
+		return true
+	})
+	if strings.Join(values, "|") != hide+"|\u202e|xterm" {
+		t.Errorf("the strings hold %q:\n%s", values, src)
+	}
+	if !strings.Contains(src, `x = "\x1b[1A\x1b[2K"  # \x1b[8m`) || !strings.Contains(src, "launch(\"xterm\")\n") {
+		t.Errorf("script:\n%s", src)
+	}
+	// A control character outside a string cannot be escaped: the step is
+	// written as comments.
+	tr.Steps[0].Code = "print(1) \x0c\n"
+	b.Reset()
+	if err := WriteScript(&b, tr, "/tr"); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "\x0c") || !strings.Contains(b.String(), `#     print(1) \x0c`) {
+		t.Errorf("script:\n%q", b.String())
+	}
+}

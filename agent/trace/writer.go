@@ -20,6 +20,8 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
+	"deskpilot/agent/secret"
+
 	"deskpilot/vision"
 )
 
@@ -75,6 +77,18 @@ func WithClock(now func() time.Time) Option {
 // by "[redacted]" before the line is written. Empty strings are ignored.
 func WithSecrets(secrets ...string) Option {
 	return func(w *Writer) { w.red.add(secrets...) }
+}
+
+// WithRedactor makes the Writer redact events with r, the agent's (shared
+// with the model, the terminal and the app), instead of a redactor of its own:
+// named secrets then show as [secret:NAME]. Values WithSecrets and AddSecrets
+// give are added to r.
+func WithRedactor(r *secret.Redactor) Option {
+	return func(w *Writer) {
+		if r != nil {
+			w.red.use(r)
+		}
+	}
 }
 
 // Create makes a new trace folder <root>/<UTC start time>-<task slug>/ (a numeric suffix

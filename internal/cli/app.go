@@ -73,7 +73,8 @@ func (r *appRunner) Continue(prev app.Run, traceDir, task string, cfg config.Con
 	if s, ok := prev.(*agent.Session); ok {
 		return r.run(s, nil, task, cfg, keys, h)
 	}
-	priors, err := agent.ReadPriors(traceDir)
+	key, _ := wiring.TraceKey() // without one, the trace named is read alone
+	priors, err := agent.ReadPriors(traceDir, key)
 	if err != nil {
 		return nil, err
 	}

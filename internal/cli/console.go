@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -106,11 +105,6 @@ func printObservation(w io.Writer, z sanitizer) func(agent.Event) {
 	}
 }
 
-// secretsOf is a sanitizer for what an agent knows to be secret.
-func secretsOf(a *agent.Agent) sanitizer {
-	z := sanitizer{secrets: slices.Clone(a.Redact)}
-	for _, v := range a.Secrets {
-		z.secrets = append(z.secrets, v)
-	}
-	return z
-}
+// secretsOf is a sanitizer for what an agent knows to be secret: its
+// redactor, the one its runs use.
+func secretsOf(a *agent.Agent) sanitizer { return sanitizer{red: a.SecretFilter()} }

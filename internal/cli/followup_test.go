@@ -7,8 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"deskpilot/agent"
 	"deskpilot/agent/llm/llmtest"
 	"deskpilot/agent/trace"
+	"deskpilot/internal/wiring"
 )
 
 // runJSON runs `deskpilot run --json` with args before the task and returns
@@ -87,8 +89,19 @@ func TestRunContinueBadTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Signed with the user's key, as one of their runs would: a loop of
+	// their own traces.
+	key, err := wiring.TraceKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := trace.Read(r1.Trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig := agent.SignContinues(key, tr.Start.T, r1.Trace)
 	line, rest, _ := strings.Cut(string(raw), "\n")
-	line = strings.Replace(line, `"task":`, `"continues":"`+r1.Trace+`","task":`, 1)
+	line = strings.Replace(line, `"task":`, `"continues":"`+r1.Trace+`","continues_sig":"`+sig+`","task":`, 1)
 	if err := os.WriteFile(path, []byte(line+"\n"+rest), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -98,5 +111,48 @@ func TestRunContinueBadTrace(t *testing.T) {
 	}
 	if n := len(srv.Requests()); n != 0 {
 		t.Errorf("the model was called %d times", n)
+	}
+}
+
+// A trace from elsewhere whose continues field points into another run's
+// folder is read alone: the chain passes only through the trace the person
+// named and links the user's own runs signed, so the other run's text never
+// reaches the model. A chain of the user's own follow-ups is followed.
+func TestRunContinueRefusesAHostileChain(t *testing.T) {
+	traces := isolate(t)
+	private := llmtest.New(t, reply(`print("the vault code is 4-8-15-16")`), reply(`final_answer("kept")`))
+	rp := runJSON(t, private, traces, "look at the vault")
+
+	// A trace written elsewhere (here: a run's, edited) that claims to
+	// continue the private run, signed with a key that is not the user's.
+	other := llmtest.New(t, reply(`final_answer("hello")`))
+	ro := runJSON(t, other, traces, "say hello")
+	path := filepath.Join(ro.Trace, "trace.jsonl")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := trace.Read(ro.Trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := agent.SignContinues([]byte("not the user's key, 32 bytes...."), tr.Start.T, rp.Trace)
+	line, rest, _ := strings.Cut(string(raw), "\n")
+	line = strings.Replace(line, `"task":`, `"continues":"`+rp.Trace+`","continues_sig":"`+forged+`","task":`, 1)
+	if err := os.WriteFile(path, []byte(line+"\n"+rest), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	next := llmtest.New(t, reply(`final_answer("done")`))
+	all := []string{"run", "--base-url", next.URL, "--model", "m", "--trace-dir", traces, "--json", "--continue", ro.Trace, "and now?"}
+	out, code := cli(t, "", all...)
+	if code != exitAnswered {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	body := string(next.Requests()[0].Body)
+	if strings.Contains(body, "vault") || !strings.Contains(body, "say hello") {
+		t.Errorf("the follow-up read past the trace named:\n%s", body)
+	}
+	if !strings.Contains(out, "but no run of yours signed that: the earlier run was not read") {
+		t.Errorf("no note on the link not followed:\n%s", out)
 	}
 }

@@ -150,10 +150,10 @@ func TestSecretNeverLeaks(t *testing.T) {
 	if code != exitAnswered {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
-	if got := srv.Requests()[1].Last("user").Text(); !strings.Contains(got, "typed [redacted]") {
+	if got := srv.Requests()[1].Last("user").Text(); !strings.Contains(got, "typed [secret:pw]") {
 		t.Errorf("type_secret did not type: %s", got)
 	}
-	if got := srv.Requests()[2].Last("user").Text(); strings.Contains(got, secret) || !strings.Contains(got, "the password is [redacted]") {
+	if got := srv.Requests()[2].Last("user").Text(); strings.Contains(got, secret) || !strings.Contains(got, "the password is [secret:pw]") {
 		t.Errorf("the model read the secret: %s", got)
 	}
 	tr := onlyTrace(t, traces)
@@ -171,7 +171,7 @@ func TestSecretNeverLeaks(t *testing.T) {
 			t.Errorf("the secret reached the %s", where)
 		}
 	}
-	if !strings.Contains(console, "the password is [redacted]") {
+	if !strings.Contains(console, "the password is [secret:pw]") {
 		t.Errorf("console output:\n%s", console)
 	}
 }

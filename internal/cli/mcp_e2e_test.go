@@ -391,7 +391,7 @@ func TestMCPRedactsSecrets(t *testing.T) {
 		step("resources"),
 	))
 	for i, s := range steps[:2] {
-		if strings.Contains(text(s), secret) || !strings.Contains(text(s), "[redacted]") {
+		if strings.Contains(text(s), secret) || !strings.Contains(text(s), "[secret:token]") {
 			t.Errorf("result %d: %s", i, text(s))
 		}
 	}

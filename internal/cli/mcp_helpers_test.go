@@ -69,6 +69,7 @@ func host(t *testing.T, plan map[string]any) []map[string]any {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", filepath.Join(dir, "client.mjs"), string(data))
 	cmd.Dir = dir
+	cmd.WaitDelay = 5 * time.Second // a server the client left behind may hold its output open
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -119,7 +119,7 @@ func visibleEvents(w io.Writer, z sanitizer) func(agent.Event) {
 		case agent.Observed:
 			if e.Step > 0 {
 				text := strings.TrimSuffix(strings.TrimSpace(e.Text), "This is the screen now:")
-				fmt.Fprintln(w, visible(trace.Redact(text, z.secrets...)))
+				fmt.Fprintln(w, visible(z.red.Text(text)))
 			}
 		case agent.Paused:
 			fmt.Fprintf(w, "paused: %s\n", visible(e.Reason))

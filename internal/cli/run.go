@@ -39,8 +39,15 @@ recorded in that trace folder: the model gets that run's task, replies and obser
 			}
 			var priors []agent.Prior
 			if follow != "" {
-				if priors, err = agent.ReadPriors(follow); err != nil {
+				key, kerr := wiring.TraceKey()
+				if kerr != nil {
+					fmt.Fprintln(cmd.ErrOrStderr(), "note:", kerr)
+				}
+				if priors, err = agent.ReadPriors(follow, key); err != nil {
 					return &exitError{exitUsage, err}
+				}
+				if n := priors[0].Unfollowed; n != "" && !quiet {
+					fmt.Fprintln(cmd.ErrOrStderr(), "note: "+visibleControls(n))
 				}
 			}
 			if !cfg.HasModel() {

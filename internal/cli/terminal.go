@@ -3,7 +3,7 @@ package cli
 import (
 	"bufio"
 	"context"
-	"deskpilot/agent/trace"
+	"deskpilot/agent/secret"
 	"errors"
 	"fmt"
 	"io"
@@ -58,12 +58,12 @@ func askLine(ctx context.Context, in *bufio.Reader, w io.Writer, q string) (stri
 // clear the screen, a carriage return that overwrites a line, a backspace —
 // are shown as visible escapes (\x1b, \r) instead of being obeyed.
 type sanitizer struct {
-	secrets []string // values to hide; empty strings are ignored
+	red *secret.Redactor // nil hides nothing
 }
 
 // clean returns s safe to print.
 func (z sanitizer) clean(s string) string {
-	return visibleControls(trace.Redact(s, z.secrets...))
+	return visibleControls(z.red.Text(s))
 }
 
 // visibleControls shows control characters (except newline and tab) and

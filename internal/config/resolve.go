@@ -134,6 +134,10 @@ func Defaults() Config {
 	return c
 }
 
+// MinCodeMemoryMB is the smallest code_memory_mb accepted: script.MinMemory,
+// the smallest cap real code runs under (the CLI's tests check both).
+const MinCodeMemoryMB = 64
+
 // check validates and parses the resolved values.
 func check(s *Settings, c *Config) error {
 	var err error
@@ -168,7 +172,7 @@ func check(s *Settings, c *Config) error {
 		{"timeout_seconds", s.TimeoutSec, 1, 24 * 3600},
 		{"plan_every", s.PlanEvery, 0, 10000},
 		{"display", s.Display, 0, 64},
-		{"code_memory_mb", s.CodeMemoryMB, 32, 1 << 20},
+		{"code_memory_mb", s.CodeMemoryMB, MinCodeMemoryMB, 1 << 20},
 	} {
 		if r.v < r.lo || r.v > r.hi {
 			return fmt.Errorf("%s is %d; it must be %d to %d", r.name, r.v, r.lo, r.hi)

@@ -69,6 +69,7 @@ type Settings struct {
 	AllowDomains []string `toml:"allow_domains" usage:"when set, open_url and the browser reach only these domains"`
 	DenyDomains  []string `toml:"deny_domains" usage:"domains open_url and the browser never reach"`
 	DenyApps     []string `toml:"deny_apps" usage:"programs launch refuses"`
+	PassEnv      []string `toml:"pass_env" env:"DESKPILOT_PASS_ENV" usage:"environment variables that programs launch and open_url start get although their names look like credentials (every other credential is left out)"`
 
 	// Grounder is the grounding model of planner + grounder runs (the
 	// [grounder] table).

@@ -97,8 +97,18 @@ type Options struct {
 	XAuthority string
 	// Env is the environment of programs launched on the desktop (Launch), to
 	// which the display's variables (DISPLAY, XAUTHORITY) are added; nil = this
-	// process's own environment.
+	// process's own environment. Either way, its credentials are left out
+	// (CleanEnv with PassEnv, DropEnv and IsSecret).
 	Env []string
+	// PassEnv names variables launched programs get even though their names
+	// look like credentials (config pass_env).
+	PassEnv []string
+	// DropEnv names more variables launched programs never get: those the
+	// config names as holding API keys.
+	DropEnv []string
+	// IsSecret reports a value that is (or holds) a secret or a key; a
+	// variable holding one is left out. nil = none.
+	IsSecret func(value string) bool
 	// Monitor is the index of the target monitor (0 = the first, left to right).
 	Monitor int
 	// HasWindow says this process shows windows of its own (the app); only then
@@ -123,6 +133,7 @@ type Desktop struct {
 	own      bool
 	env      []string         // Options.Env; nil = os.Environ()
 	ownIn    func() time.Time // Options.OwnInput
+	clean    func([]string) []string
 }
 
 // Open connects to the desktop and picks the target monitor.
@@ -154,7 +165,9 @@ func Open(o Options) (*Desktop, error) {
 		b.close()
 		return nil, fmt.Errorf("input: %w", err)
 	}
-	return &Desktop{b: b, name: name, target: target, displays: ds, in: in, own: o.HasWindow, env: slices.Clone(o.Env), ownIn: o.OwnInput}, nil
+	clean := func(env []string) []string { return CleanEnv(env, o.PassEnv, o.DropEnv, o.IsSecret) }
+	return &Desktop{b: b, name: name, target: target, displays: ds, in: in, own: o.HasWindow, env: slices.Clone(o.Env),
+		ownIn: o.OwnInput, clean: clean}, nil
 }
 
 // unavailable explains why backend name cannot be opened in this build.
@@ -231,8 +244,8 @@ func (d *Desktop) OwnWindows() []image.Rectangle {
 }
 
 // Env is the environment for programs started on this desktop: Options.Env
-// (else the process's own), with the display's variables (DISPLAY, XAUTHORITY)
-// set. On a display other than this session's, the process's
+// (else the process's own) without its credentials (CleanEnv), with the
+// display's variables (DISPLAY, XAUTHORITY) set. On a display other than this session's, the process's
 // $AT_SPI_BUS_ADDRESS (this session's accessibility bus) is left out, so that
 // toolkits find the display's own bus (its root window's AT_SPI_BUS
 // property), where find_elements reads them.
@@ -243,6 +256,9 @@ func (d *Desktop) Env() []string {
 		if f, ok := d.b.(interface{ foreignDisplay() bool }); ok && f.foreignDisplay() {
 			base = slices.DeleteFunc(slices.Clone(base), func(kv string) bool { return strings.HasPrefix(kv, "AT_SPI_BUS_ADDRESS=") })
 		}
+	}
+	if d.clean != nil {
+		base = d.clean(base)
 	}
 	return setEnv(base, d.b.displayEnv()...)
 }

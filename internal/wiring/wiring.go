@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -24,6 +25,7 @@ import (
 	"deskpilot/agent/dialect"
 	"deskpilot/agent/llm"
 	"deskpilot/agent/script"
+	"deskpilot/agent/secret"
 	"deskpilot/internal/config"
 	"deskpilot/internal/desktop"
 	"deskpilot/internal/mcptools"
@@ -169,7 +171,8 @@ func OpenDesktop(cfg config.Config, hasWindow bool) (*desktop.Desktop, error) {
 
 func desktopOptions(cfg config.Config, o Options) desktop.Options {
 	return desktop.Options{Backend: cfg.Backend, XDisplay: cfg.XDisplay, Monitor: cfg.Display,
-		HasWindow: o.HasWindow, XAuthority: o.XAuthority, Wayland: o.Wayland, Env: o.Env, OwnInput: o.OwnInput}
+		HasWindow: o.HasWindow, XAuthority: o.XAuthority, Wayland: o.Wayland, Env: o.Env, OwnInput: o.OwnInput,
+		PassEnv: cfg.PassEnv, DropEnv: keyVariables(cfg), IsSecret: secretValues(cfg, o)}
 }
 
 // NewAgent wires an agent for cfg on an open desktop, without the grounding
@@ -183,7 +186,9 @@ func NewAgent(ctx context.Context, cfg config.Config, d *desktop.Desktop, o Opti
 	if err != nil {
 		return nil, err
 	}
-	model := Model(cfg, key)
+	secrets := mergeSecrets(EnvSecrets(o.environ()), o.Secrets)
+	red := secret.New(secrets)
+	model := modelClient(cfg, key, red)
 	target := d.Target()
 	var redact []string
 	if key != "" {
@@ -196,6 +201,17 @@ func NewAgent(ctx context.Context, cfg config.Config, d *desktop.Desktop, o Opti
 	if gkey != "" && gkey != key {
 		redact = append(redact, gkey)
 	}
+	if cfg.SearchKeyEnv != "" {
+		if k := o.lookup(cfg.SearchKeyEnv); k != "" {
+			redact = append(redact, k)
+		}
+	}
+	for _, k := range redact {
+		red.AddKey(k)
+	}
+	if grounder != nil {
+		grounder.Model = modelClient(grounderConfig(cfg), gkey, red)
+	}
 	a := &agent.Agent{
 		Config:       ac,
 		Model:        model,
@@ -206,14 +222,20 @@ func NewAgent(ctx context.Context, cfg config.Config, d *desktop.Desktop, o Opti
 		Display:      target.Bounds,
 		DisplayCount: len(d.Displays()),
 		Grounder:     grounder,
-		Secrets:      mergeSecrets(EnvSecrets(o.environ()), o.Secrets),
+		Secrets:      secrets,
 		Redact:       redact,
+		Redactor:     red,
 		Launch:       d.Launch,
 		Log:          o.Log,
 		Version:      o.Version,
 	}
 	if o.HasWindow {
 		a.OwnWindows, a.OwnInput = d.OwnWindows, d.OwnInput
+	}
+	if k, err := TraceKey(); err == nil {
+		a.TraceKey = k
+	} else if o.Log != nil {
+		o.Log.Warn("follow-ups will not be signed", "err", err)
 	}
 	tools, err := researchTools(ctx, cfg, a, model, o)
 	if err != nil {
@@ -262,19 +284,32 @@ func Grounder(cfg config.Config, lookup func(string) (string, bool)) (*agent.Gro
 		return nil, "", fmt.Errorf("grounder: %w", err)
 	}
 	key := cfg.GrounderAPIKey(lookup)
-	client := llm.New(llm.Config{
-		Provider: llm.ProviderFor(g.BaseURL), BaseURL: g.BaseURL, Model: g.Model, APIKey: key,
-		Timeout: cfg.Timeout(), MaxRetries: cfg.Retries, NoStream: cfg.NoStream,
-	})
+	client := Model(grounderConfig(cfg), key)
 	return &agent.Grounder{Model: client, Name: g.Model, Dialect: gd}, key, nil
 }
 
+// grounderConfig is cfg with the grounder's endpoint, provider and model as
+// the model's.
+func grounderConfig(cfg config.Config) config.Config {
+	cfg.BaseURL, cfg.Model = cfg.Grounder.BaseURL, cfg.Grounder.Model
+	cfg.Provider = llm.ProviderFor(cfg.BaseURL)
+	return cfg
+}
+
 // Model is the model client for cfg.
-func Model(cfg config.Config, apiKey string) *llm.Client {
-	return llm.New(llm.Config{
+func Model(cfg config.Config, apiKey string) *llm.Client { return modelClient(cfg, apiKey, nil) }
+
+// modelClient is the model client for cfg, whose requests red redacts (nil:
+// none).
+func modelClient(cfg config.Config, apiKey string, red *secret.Redactor) *llm.Client {
+	c := llm.Config{
 		Provider: cfg.Provider, BaseURL: cfg.BaseURL, Model: cfg.Model, APIKey: apiKey,
 		Timeout: cfg.Timeout(), MaxRetries: cfg.Retries, NoStream: cfg.NoStream,
-	})
+	}
+	if red != nil {
+		c.Redact = red.Text
+	}
+	return llm.New(c)
 }
 
 // RedactURL removes a password from a URL's user information, for logs, traces
@@ -321,7 +356,9 @@ func researchTools(_ context.Context, cfg config.Config, a *agent.Agent, model a
 	if cfg.SearchKeyEnv != "" {
 		key = o.lookup(cfg.SearchKeyEnv)
 	}
-	search, err := browser.NewSearchBackend(cfg.SearchBackend, cfg.SearchURL, key, nil)
+	red := a.SecretFilter()
+	checked := &http.Client{Transport: secret.Transport{Redactor: red}}
+	search, err := browser.NewSearchBackend(cfg.SearchBackend, cfg.SearchURL, key, checked)
 	if err != nil {
 		return nil, fmt.Errorf("web %w; check search_backend, search_url and search_key_env (the environment variable holding the key, now %q)", err, cfg.SearchKeyEnv)
 	}
@@ -331,6 +368,7 @@ func researchTools(_ context.Context, cfg config.Config, a *agent.Agent, model a
 		Search:       search,
 		DownloadDir:  runDir,
 		CheckURL:     a.CheckSend,
+		CheckRequest: red.CheckRequest,
 		Inspect: func(ctx context.Context, path string) (string, error) {
 			return in.Inspect(ctx, path, "")
 		},

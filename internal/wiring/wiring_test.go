@@ -1,6 +1,7 @@
 package wiring
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -44,5 +45,28 @@ func TestEnvSecrets(t *testing.T) {
 		"OTHER=1", "DESKPILOT_SECRET_Bank_PIN=4711"})
 	if len(got) != 2 || got["github"] != "ghp_abc" || got["bank_pin"] != "4711" {
 		t.Errorf("secrets %v", got)
+	}
+}
+
+// The trace key is made once, private to the user, and read back the same;
+// a key file others may read is refused.
+func TestTraceKey(t *testing.T) {
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	k1, err := TraceKey()
+	if err != nil || len(k1) != 32 {
+		t.Fatalf("%x %v", k1, err)
+	}
+	st, err := os.Stat(traceKeyFile())
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("key file %v %v", st, err)
+	}
+	if k2, err := TraceKey(); err != nil || string(k2) != string(k1) {
+		t.Errorf("read again: %x %v", k2, err)
+	}
+	if err := os.Chmod(traceKeyFile(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := TraceKey(); err == nil || !strings.Contains(err.Error(), "may be read by others") {
+		t.Errorf("a readable key: %v", err)
 	}
 }

@@ -7,7 +7,7 @@
 //   { "transport": "stdio", "command": "...", "args": [...], "env": {...} }
 //   { "transport": "http", "url": "http://127.0.0.1:PORT/", "token": "..." }
 // plus "elicit": "allow" | "deny" | "answer:TEXT" (omitted: no elicitation
-// capability) and "steps": [
+// capability), "imageData": true (images carry "data", base64, too) and "steps": [
 //   {"op": "list"}                                   -> {"tools": [names], "schemas": {...}}
 //   {"op": "call", "name": N, "args": {...}}         -> {"isError", "text", "images": [{mime, bytes}], "structured"}
 //   {"op": "clickFound", "text": T}                  -> find_text T, then click at the point it reported
@@ -53,7 +53,7 @@ if (plan.transport === "http") {
 
 function summary(res) {
   const text = (res.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("\n");
-  const images = (res.content ?? []).filter((c) => c.type === "image").map((c) => ({ mime: c.mimeType, bytes: Buffer.from(c.data, "base64").length }));
+  const images = (res.content ?? []).filter((c) => c.type === "image").map((c) => ({ mime: c.mimeType, bytes: Buffer.from(c.data, "base64").length, ...(plan.imageData ? { data: c.data } : {}) }));
   return { isError: !!res.isError, text, images, structured: res.structuredContent ?? null };
 }
 
