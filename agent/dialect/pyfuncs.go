@@ -175,7 +175,7 @@ func (m *pyState) moveTo(th *starlark.Thread, name string, args starlark.Tuple, 
 	if err != nil {
 		return nil, err
 	}
-	x, y, err := m.point(th, x, y)
+	x, y, err = m.point(th, x, y)
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +196,7 @@ func (m *pyState) dragTo(th *starlark.Thread, name string, args starlark.Tuple, 
 	if err != nil {
 		return nil, err
 	}
-	x, y, err := m.point(th, x, y)
+	x, y, err = m.point(th, x, y)
 	if err != nil {
 		return nil, err
 	}
@@ -288,7 +288,7 @@ func (m *pyState) scroll(pos, neg string) pyFunc {
 		if err != nil {
 			return nil, err
 		}
-		x, y, err := m.point(th, x, y)
+		x, y, err = m.point(th, x, y)
 		if err != nil {
 			return nil, err
 		}

@@ -59,6 +59,18 @@ func (f *fakeInput) Type(_ context.Context, text string) error {
 func (f *fakeInput) Cursor() (actions.Point, error) { return f.cursor, nil }
 func (f *fakeInput) ReleaseAll() error              { return nil }
 
+// fakeInput is an actions.Holder too: it records what it holds.
+func (f *fakeInput) KeyDown(_ context.Context, c actions.Combo) error {
+	return f.record("keydown %s", c)
+}
+func (f *fakeInput) KeyUp(_ context.Context, c actions.Combo) error { return f.record("keyup %s", c) }
+func (f *fakeInput) ButtonDown(_ context.Context, p actions.Point, b actions.Button) error {
+	return f.record("buttondown %v %v", p, b)
+}
+func (f *fakeInput) ButtonUp(_ context.Context, p actions.Point, b actions.Button) error {
+	return f.record("buttonup %v %v", p, b)
+}
+
 func (f *fakeInput) Calls() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
