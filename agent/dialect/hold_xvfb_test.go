@@ -107,6 +107,7 @@ func TestHeldKeysAndButtonsOnRealX(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { _ = d.Close() })
+			t.Setenv("XAUTHORITY", d.XAuthority)
 			scr := image.Rectangle{Max: size}
 			r, err := robot.New(d.Name, scr)
 			if err != nil {
