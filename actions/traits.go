@@ -41,13 +41,17 @@ const (
 	GestureMove   Gesture = "move"   // moves the pointer there, no button
 	GestureScroll Gesture = "scroll" // turns the wheel there, no button
 	GestureDrag   Gesture = "drag"   // presses at the point, releases at a second one (Record.To)
+	// GesturePress presses the left button at the point and keeps it down
+	// (a drag over several steps); GestureRelease lets it go there.
+	GesturePress   Gesture = "press"
+	GestureRelease Gesture = "release"
 )
 
 // Presses reports whether g presses a mouse button at its point, which gives
 // the keyboard focus to what is there: the field the next typed text goes to.
 func (g Gesture) Presses() bool {
 	switch g {
-	case GestureClick, GestureDouble, GestureRight, GestureDrag:
+	case GestureClick, GestureDouble, GestureRight, GestureDrag, GesturePress:
 		return true
 	}
 	return false

@@ -44,7 +44,7 @@ func (r *runState) ask(ctx context.Context) (reply dialect.Reply, perr, err erro
 		if turn == "" {
 			turn = resp.Text
 		}
-		r.conv.add("assistant", turn)
+		r.conv.add("assistant", dialect.StepTurn(r.dialect, r.step, turn))
 		return reply, perr, nil
 	}
 	reply, perr = td.ParseResponse(resp)

@@ -108,6 +108,17 @@ func (r *Robot) drag(ctx context.Context, from, to actions.Point) error {
 	if err := r.sync(); err != nil {
 		return err
 	}
+	if err := r.glide(ctx, from, to); err != nil {
+		return err
+	}
+	r.button(xButtonLeft, false)
+	return r.sync()
+}
+
+// glide moves the pointer from from to to in several small steps (about
+// dragStepDelay apart), so applications see a motion rather than a jump.
+// Called locked.
+func (r *Robot) glide(ctx context.Context, from, to actions.Point) error {
 	dx, dy := to.X-from.X, to.Y-from.Y
 	steps := min(max(max(abs(dx), abs(dy))/dragStepPixels, minDragSteps), maxDragSteps)
 	for i := 1; i <= steps; i++ {
@@ -119,8 +130,7 @@ func (r *Robot) drag(ctx context.Context, from, to actions.Point) error {
 			return err
 		}
 	}
-	r.button(xButtonLeft, false)
-	return r.sync()
+	return nil
 }
 
 // Scroll moves the pointer to p and turns the wheel amount clicks (1 to

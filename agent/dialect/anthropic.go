@@ -25,9 +25,11 @@ import (
 // (paired within a reply into a drag), scroll (scroll_direction,
 // scroll_amount wheel clicks), hold_key (text, duration seconds, at most
 // 100), wait (duration), screenshot, cursor_position and zoom (region [x0,
-// y0, x1, y1], attached at full resolution). A modifier held during a
-// click or scroll (key, text) is refused with a clear error. The bash and
-// editor tools are not offered.
+// y0, x1, y1], attached at full resolution). The text of a click, move,
+// drag or scroll names modifier keys held down during it ("shift",
+// "ctrl+shift"); left_mouse_down without its left_mouse_up in the same
+// reply leaves the button down for the next one (the run releases it when
+// it ends). The bash and editor tools are not offered.
 //
 // Points are pixels of the declared display, which is the screenshot's
 // size: the screenshot is scaled so the API never rescales it again — at
@@ -170,15 +172,16 @@ func (d AnthropicComputer) step(in anthropicInput) ([]step, error) {
 	}
 	switch in.Action {
 	case "left_click", "right_click", "middle_click", "double_click", "triple_click", "mouse_move":
-		if in.Text != nil && *in.Text != "" {
-			return nil, fmt.Errorf("holding %s during %s is not supported here", clip(*in.Text, 20), in.Action)
+		mods, err := anthropicMods(in)
+		if err != nil {
+			return nil, err
 		}
 		o := map[string]op{"left_click": opClick, "right_click": opRightClick, "middle_click": opMiddleClick,
 			"double_click": opDoubleClick, "triple_click": opTripleClick, "mouse_move": opMove}[in.Action]
 		if in.Action == "mouse_move" && at == nil {
 			return nil, errors.New("mouse_move needs a coordinate")
 		}
-		return []step{{op: o, at: at}}, nil
+		return []step{{op: o, at: at, mods: mods}}, nil
 	case "left_click_drag":
 		if at == nil {
 			return nil, errors.New("left_click_drag needs the coordinate to drag to")
@@ -187,11 +190,21 @@ func (d AnthropicComputer) step(in anthropicInput) ([]step, error) {
 		if err != nil {
 			return nil, err
 		}
-		return []step{{op: opDrag, at: from, to: at}}, nil
-	case "left_mouse_down":
-		return []step{{op: opMouseDown, at: at}}, nil
-	case "left_mouse_up":
-		return []step{{op: opMouseUp, at: at}}, nil
+		mods, err := anthropicMods(in)
+		if err != nil {
+			return nil, err
+		}
+		return []step{{op: opDrag, at: from, to: at, mods: mods}}, nil
+	case "left_mouse_down", "left_mouse_up":
+		mods, err := anthropicMods(in)
+		if err != nil {
+			return nil, err
+		}
+		o := opMouseDown
+		if in.Action == "left_mouse_up" {
+			o = opMouseUp
+		}
+		return []step{{op: o, at: at, mods: mods}}, nil
 	case "key", "hold_key":
 		if in.Text == nil || *in.Text == "" {
 			return nil, fmt.Errorf("%s needs text: the key or combination, e.g. ctrl+s", in.Action)
@@ -250,9 +263,18 @@ func (d AnthropicComputer) step(in anthropicInput) ([]step, error) {
 	return nil, fmt.Errorf("unknown action %q", clip(in.Action, 30))
 }
 
+// anthropicMods reads the modifiers a click or scroll holds (its text).
+func anthropicMods(in anthropicInput) (string, error) {
+	if in.Text == nil {
+		return "", nil
+	}
+	return heldModifiers(splitKeys(*in.Text))
+}
+
 func anthropicScroll(in anthropicInput, at *vision.ModelPoint) ([]step, error) {
-	if in.Text != nil && *in.Text != "" {
-		return nil, fmt.Errorf("holding %s while scrolling is not supported here", clip(*in.Text, 20))
+	mods, err := anthropicMods(in)
+	if err != nil {
+		return nil, err
 	}
 	switch in.Direction {
 	case "up", "down", "left", "right":
@@ -269,7 +291,7 @@ func anthropicScroll(in anthropicInput, at *vision.ModelPoint) ([]step, error) {
 	if n == 0 {
 		return nil, nil
 	}
-	return []step{{op: opScroll, at: at, dir: in.Direction, amount: n}}, nil
+	return []step{{op: opScroll, at: at, dir: in.Direction, amount: n, mods: mods}}, nil
 }
 
 // duration reads a hold_key or wait duration in seconds (0 to 100).

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"deskpilot/actions"
 	"deskpilot/vision"
 )
 
@@ -28,8 +29,8 @@ const (
 	opWait                  // wait(seconds)
 	opFinish                // final_answer(text)
 	opAsk                   // print(ask_user(text))
-	opMouseDown             // press the left button at at (paired with opMouseUp into a drag)
-	opMouseUp               // release it at at: drag(down point, at)
+	opMouseDown             // press the left button at at: paired with opMouseUp into a drag, else mouse_down(at)
+	opMouseUp               // release it at at: drag(down point, at), or mouse_up(at) when it went down in an earlier reply
 	opZoom                  // zoom(at, to): the region between two corners, full resolution
 	opCursor                // print the pointer position
 	opHold                  // hold(combo, secs)
@@ -47,6 +48,7 @@ type step struct {
 	dir    string  // opScroll: up, down, left, right
 	amount int     // opScroll: wheel clicks, 1..maxScroll
 	secs   float64 // opWait, opHold
+	mods   string  // pointer ops: modifiers held during the action, canonical, "+"-joined ("" = none)
 }
 
 // maxScroll is the most wheel clicks one scroll builtin call takes.
@@ -60,7 +62,7 @@ const hereVar = "here"
 func builtins() []string {
 	return []string{"click", "double_click", "right_click", "move", "drag", "scroll", "type_text",
 		"press", "hold", "wait", "final_answer", "ask_user", "cursor_position", "print", "fail",
-		"zoom", "visit_page", "web_search"}
+		"zoom", "visit_page", "web_search", "mouse_down", "mouse_up"}
 }
 
 // compile turns steps into the Starlark program that carries them out. The
@@ -77,9 +79,10 @@ func compile(steps []step) (string, error) {
 			break // final_answer ends the block; later actions never run
 		}
 	}
-	if c.down != nil {
-		return "", fmt.Errorf("the mouse button is pressed and never released in this reply: release it in the same reply (or drag from one point to another)")
+	if c.down != nil && c.downMods != "" {
+		return "", fmt.Errorf("holding %s while the mouse button stays down for the next reply is not supported: release the button in this reply", c.downMods)
 	}
+	c.flushDown()
 	c.flush()
 	if c.p.String() == "" {
 		return "", fmt.Errorf("the actions do nothing (empty text, or a scroll of 0)")
@@ -93,6 +96,64 @@ type compiler struct {
 	here bool               // the program has read cursor_position() into hereVar
 	held heldKeys
 	down []any // where the left button went down (opMouseDown), as call arguments; nil = up
+	// downMods are the modifiers held when it went down; downAt is the
+	// model point where (nil = where the pointer was), downMoved whether
+	// moves followed it.
+	downMods  string
+	downAt    *vision.ModelPoint
+	downMoved bool
+}
+
+// flushDown ends a reply whose left button is still down: it is pressed with
+// mouse_down and stays down for the next reply (its left_mouse_up), the
+// moves after it as one move (a drag in progress).
+func (c *compiler) flushDown() {
+	if c.down == nil {
+		return
+	}
+	c.p.call("mouse_down", c.down...)
+	if c.downMoved && c.pos != nil {
+		c.p.call("move", c.pos.X, c.pos.Y)
+	}
+	c.down = nil
+}
+
+// withMods appends the modifiers argument to a pointer builtin's arguments.
+func withMods(args []any, mods string) []any {
+	if mods == "" {
+		return args
+	}
+	return append(args, kw{"modifiers", mods})
+}
+
+// modifiers joins the step's modifiers with the keys held by opKeyDown,
+// which are then used (not tapped at the end).
+func (c *compiler) modifiers(s step) (string, error) {
+	keys := append([]string(nil), c.held.keys...)
+	if s.mods != "" {
+		keys = append(keys, strings.Split(s.mods, "+")...)
+	}
+	if len(keys) == 0 {
+		return "", nil
+	}
+	var mods []string
+	for _, k := range keys {
+		if !actions.IsModifier(k) {
+			return "", fmt.Errorf("holding %s during a mouse action is not supported: only ctrl, alt, shift and super can be held; release it first",
+				strings.Join(keys, "+"))
+		}
+		if !slices.Contains(mods, k) {
+			mods = append(mods, k)
+		}
+	}
+	if c.held.any() {
+		c.held.used = true
+	}
+	m, err := actions.ParseCombo(strings.Join(mods, "+"))
+	if err != nil {
+		return "", err
+	}
+	return m.String(), nil
 }
 
 // point returns the arguments naming s.at, or the pointer's position.
@@ -128,40 +189,50 @@ func (c *compiler) step(s step) error {
 	}
 	if c.down != nil && s.op == opMove {
 		c.moved(s.at) // the drag goes on: only its end point counts
+		c.downMoved = true
 		return nil
 	}
 	if c.down != nil && s.op == opWait {
 		return nil
+	}
+	mods := ""
+	switch s.op {
+	case opClick, opDoubleClick, opRightClick, opMiddleClick, opTripleClick, opMove, opDrag, opScroll, opMouseDown, opMouseUp:
+		m, err := c.modifiers(s)
+		if err != nil {
+			return err
+		}
+		mods = m
 	}
 	switch s.op {
 	case opClick, opDoubleClick, opRightClick, opMiddleClick, opTripleClick, opMove:
 		args := c.point(s.at)
 		switch s.op {
 		case opClick:
-			c.p.call("click", args...)
+			c.p.call("click", withMods(args, mods)...)
 		case opDoubleClick:
-			c.p.call("double_click", args...)
+			c.p.call("double_click", withMods(args, mods)...)
 		case opTripleClick:
 			// No builtin clicks three times; a click right after a double
 			// click at the same point counts as the third click in X
 			// toolkits (within the double-click time).
-			c.p.call("double_click", args...)
-			c.p.call("click", args...)
+			c.p.call("double_click", withMods(args, mods)...)
+			c.p.call("click", withMods(args, mods)...)
 		case opRightClick:
-			c.p.call("right_click", args...)
+			c.p.call("right_click", withMods(args, mods)...)
 		case opMiddleClick:
-			c.p.call("click", append(args, kw{"button", "middle"})...)
+			c.p.call("click", withMods(append(args, kw{"button", "middle"}), mods)...)
 		case opMove:
-			c.p.call("move", args...)
+			c.p.call("move", withMods(args, mods)...)
 		}
 		c.moved(s.at)
 	case opDrag:
 		from := c.point(s.at)
-		c.p.call("drag", append(from, s.to.X, s.to.Y)...)
+		c.p.call("drag", withMods(append(from, s.to.X, s.to.Y), mods)...)
 		c.moved(s.to)
 	case opScroll:
 		args := c.point(s.at)
-		c.p.call("scroll", append(args, kw{"direction", s.dir}, kw{"amount", s.amount})...)
+		c.p.call("scroll", withMods(append(args, kw{"direction", s.dir}, kw{"amount", s.amount}), mods)...)
 		c.moved(s.at)
 	case opType:
 		c.p.call("type_text", s.text)
@@ -184,14 +255,28 @@ func (c *compiler) step(s step) error {
 		if c.down != nil {
 			return fmt.Errorf("the mouse button is already down")
 		}
-		c.down = c.point(s.at)
+		c.down, c.downMods, c.downAt, c.downMoved = c.point(s.at), mods, s.at, false
 		c.moved(s.at)
 	case opMouseUp:
-		if c.down == nil {
-			return fmt.Errorf("the mouse button is released without being pressed in this reply")
-		}
 		to := c.point(s.at)
-		c.p.call("drag", append(c.down, to...)...)
+		if c.down == nil {
+			// Pressed in an earlier reply: the input still holds it.
+			if mods != "" {
+				return fmt.Errorf("holding %s while releasing a button pressed in an earlier reply is not supported", mods)
+			}
+			c.p.call("mouse_up", to...)
+			c.moved(s.at)
+			break
+		}
+		m := c.downMods
+		if m == "" {
+			m = mods
+		}
+		if s.at == nil && !c.downMoved || s.at != nil && c.downAt != nil && *s.at == *c.downAt && !c.downMoved {
+			c.p.call("click", withMods(c.down, m)...) // down and up in place
+		} else {
+			c.p.call("drag", withMods(append(c.down, to...), m)...)
+		}
 		c.down = nil
 		c.moved(s.at)
 	case opZoom:
@@ -233,8 +318,10 @@ func (c *compiler) checkHeld(s step) error {
 	switch s.op {
 	case opKey, opKeyDown, opKeyUp, opWait, opFinish, opAsk, opCursor, opNote:
 		return nil
+	case opClick, opDoubleClick, opRightClick, opMiddleClick, opTripleClick, opMove, opDrag, opScroll, opMouseDown, opMouseUp:
+		return nil // held modifiers are held during the action (modifiers)
 	}
-	return fmt.Errorf("holding %s during a mouse action or typing is not supported; release it first, or use a key combination such as hotkey(key='ctrl a')",
+	return fmt.Errorf("holding %s while typing is not supported; release it first, or use a key combination such as hotkey(key='ctrl a')",
 		strings.Join(c.held.keys, "+"))
 }
 

@@ -59,6 +59,18 @@ func (r *recInput) Type(_ context.Context, text string) error { return r.rec("ty
 func (r *recInput) Cursor() (actions.Point, error)            { return r.cursor, nil }
 func (r *recInput) ReleaseAll() error                         { return nil }
 
+// recInput holds keys and buttons too (actions.Holder), recording each.
+func (r *recInput) KeyDown(_ context.Context, c actions.Combo) error { return r.rec("keydown %s", c) }
+func (r *recInput) KeyUp(_ context.Context, c actions.Combo) error   { return r.rec("keyup %s", c) }
+func (r *recInput) ButtonDown(_ context.Context, p actions.Point, b actions.Button) error {
+	r.cursor = p
+	return r.rec("buttondown %d,%d %v", p.X, p.Y, b)
+}
+func (r *recInput) ButtonUp(_ context.Context, p actions.Point, b actions.Button) error {
+	r.cursor = p
+	return r.rec("buttonup %d,%d %v", p.X, p.Y, b)
+}
+
 func (r *recInput) Calls() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -2,6 +2,7 @@ package dialect
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"deskpilot/actions"
@@ -109,4 +110,35 @@ func splitKeys(s string) []string {
 		return append(strings.Split(body, "+"), "+")
 	}
 	return strings.Split(f, "+")
+}
+
+// heldModifiers reads the keys a family holds during a mouse action
+// (OpenAI's keys, Anthropic's text on a click) as the builtins' modifiers
+// argument: canonical, "+"-joined; "" for none. A key that is not a modifier
+// is an error: only ctrl, alt, shift and super can be held there.
+func heldModifiers(keys []string) (string, error) {
+	var mods []string
+	for _, k := range keys {
+		if strings.TrimSpace(k) == "" {
+			continue
+		}
+		name, err := keyName(k)
+		if err != nil {
+			return "", err
+		}
+		if !actions.IsModifier(name) {
+			return "", fmt.Errorf("%q cannot be held during a mouse action: only ctrl, alt, shift and super can; press other keys in a key action", clip(k, 20))
+		}
+		if !slices.Contains(mods, name) {
+			mods = append(mods, name)
+		}
+	}
+	if len(mods) == 0 {
+		return "", nil
+	}
+	c, err := actions.ParseCombo(strings.Join(mods, "+"))
+	if err != nil {
+		return "", err
+	}
+	return c.String(), nil
 }

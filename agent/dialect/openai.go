@@ -20,9 +20,9 @@ import (
 // forward refused), double_click, drag (path of points: from the first to
 // the last), keypress (keys pressed together), move, screenshot (only
 // looks), scroll (scroll_x/scroll_y pixels at x, y, converted to wheel
-// clicks at 50 pixels a click), type, wait. Modifier keys held during a
-// mouse action (keys) are refused with a clear error: the desktop input has
-// no primitive that holds keys around a click. pending_safety_checks go to
+// clicks at 50 pixels a click), type, wait. Modifier keys in a mouse
+// action's keys (["SHIFT"] on a click) are held down during it (the
+// builtins' modifiers); other keys there are an error. pending_safety_checks go to
 // the person; approved ones come back as acknowledged_safety_checks in the
 // computer_call_output, which carries the screenshot. A reply without a
 // computer_call is the answer.
@@ -149,9 +149,29 @@ func (d OpenAIComputer) ParseResponse(res convo.Response) (Reply, error) {
 
 // openAIStep maps one action onto steps.
 func openAIStep(a openAIAction) ([]step, error) {
-	if len(a.Keys) > 0 && a.Type != "keypress" {
-		return nil, fmt.Errorf("holding %s during %s is not supported here: press the keys in a keypress action instead", strings.Join(a.Keys, "+"), a.Type)
+	s, err := openAIMouse(a)
+	if err != nil || a.Type == "keypress" {
+		return s, err
 	}
+	mods, err := heldModifiers(a.Keys)
+	if err != nil {
+		return nil, err
+	}
+	for i := range s {
+		switch s[i].op {
+		case opType, opWait:
+			if mods != "" {
+				return nil, fmt.Errorf("keys are held only during mouse actions, not during %s", a.Type)
+			}
+		default:
+			s[i].mods = mods
+		}
+	}
+	return s, nil
+}
+
+// openAIMouse maps one action onto steps, without the keys held during it.
+func openAIMouse(a openAIAction) ([]step, error) {
 	at := func() (*vision.ModelPoint, error) {
 		if a.X == nil || a.Y == nil {
 			return nil, errors.New("needs x and y")

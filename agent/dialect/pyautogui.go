@@ -145,7 +145,9 @@ func (g PyAutoGUI) Observation(o Outcome) string {
 		b.WriteString(t + "\n\n")
 	}
 	if g.opencua() {
-		b.WriteString("# Task Instruction:\n" + o.Task + "\n\nGive the next step for the screenshot and the task (your earlier steps are above).")
+		// INSTRUTION_TEMPLATE of OpenCUA's agent, verbatim (OSWorld
+		// mm_agents/opencua/prompts.py).
+		b.WriteString("# Task Instruction:\n" + o.Task + "\n\nPlease generate the next move according to the screenshot, task instruction and previous steps (if provided).\n")
 		return b.String()
 	}
 	b.WriteString("This is the screenshot now. What is the next step toward the task?")
@@ -168,6 +170,13 @@ func (g PyAutoGUI) Parse(reply string) (Reply, error) {
 	clean := artifactsRe.ReplaceAllString(reply, "")
 	thought, code := splitPython(clean)
 	r := Reply{Thought: thought}
+	if g.opencua() {
+		r.Turn = opencuaTurn(clean)
+		if fenceOpen(clean) {
+			return r, g.formatError(reply, "the reply ends inside its code block (cut, perhaps by the token limit), so none of it was run; "+
+				"answer again with a short thought and a closed code block")
+		}
+	}
 	special := ""
 	lines := strings.Split(strings.TrimSpace(code), "\n")
 	if last := strings.TrimSpace(lines[len(lines)-1]); specialRe.MatchString(last) {

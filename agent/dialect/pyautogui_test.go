@@ -219,6 +219,8 @@ func TestPyAutoGUIModules(t *testing.T) {
 			[]string{`press("ctrl+shift+t")`, `press("super+d")`}},
 		{"keyDown combines", fence("pyautogui.keyDown('ctrl')\npyautogui.press('a')\npyautogui.keyUp('ctrl')"), []string{`press("ctrl+a")`}},
 		{"keyDown, sleep, keyUp holds", fence("pyautogui.keyDown('shift')\ntime.sleep(2)\npyautogui.keyUp('shift')"), []string{`hold("shift", 2)`}},
+		{"keyDown shift, click, keyUp is a shift-click", fence("pyautogui.keyDown('shift')\npyautogui.click(1, 2)\npyautogui.keyUp('shift')"), []string{`click(1, 2, modifiers="shift")`}},
+		{"keyDown ctrl, scroll is a ctrl-scroll", fence("pyautogui.keyDown('ctrlleft')\npyautogui.scroll(-2, x=3, y=4)\npyautogui.keyUp('ctrlleft')"), []string{`scroll(3, 4, direction="down", amount=2, modifiers="ctrl")`}},
 		{"keyDown and up alone taps", fence("pyautogui.keyDown('esc')\npyautogui.keyUp('esc')"), []string{`press("escape")`}},
 		{"sleep", fence("time.sleep(0.5)\npyautogui.sleep(1)"), []string{"wait(0.5)", "wait(1)"}},
 		{"terminate", "```code\ncomputer.terminate(status='success', answer='42')\n```", []string{`final_answer("42")`}},
@@ -247,7 +249,7 @@ func TestPyAutoGUIModuleErrors(t *testing.T) {
 	fence := func(code string) string { return "```python\n" + code + "\n```" }
 	cases := []struct{ name, reply, want string }{
 		{"unknown function lists them", fence("pyautogui.locateCenterOnScreen('x.png')"), "hotkey"},
-		{"click while a key is held", fence("pyautogui.keyDown('shift')\npyautogui.click(1, 2)"), "holding shift"},
+		{"click while a plain key is held", fence("pyautogui.keyDown('a')\npyautogui.click(1, 2)"), "only ctrl, alt, shift and super can be held"},
 		{"unknown key", fence("pyautogui.press('hyperkey')"), "hyperkey"},
 		{"unknown button", fence("pyautogui.click(1, 2, button='fourth')"), "fourth"},
 		{"four clicks", fence("pyautogui.click(1, 2, clicks=4)"), "0 to 3"},

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"deskpilot/actions"
+
 	"go.starlark.net/starlark"
 )
 
@@ -45,6 +47,24 @@ func (m *pyState) point(th *starlark.Thread, x, y starlark.Value) (starlark.Valu
 	return x, y, nil
 }
 
+// modifiers are the keys held by keyDown as a pointer builtin's modifiers
+// argument (the keys stay down during the click, as in pyautogui), nil when
+// none are held. Keys other than modifiers held during a mouse action are
+// refused.
+func (m *pyState) modifiers() ([]starlark.Tuple, error) {
+	if !m.held.any() {
+		return nil, nil
+	}
+	for _, k := range m.held.keys {
+		if !actions.IsModifier(k) {
+			return nil, fmt.Errorf("holding %s (keyDown) during a mouse action is not supported: only ctrl, alt, shift and super can be held; keyUp it first",
+				strings.Join(m.held.keys, "+"))
+		}
+	}
+	m.held.used = true
+	return []starlark.Tuple{{starlark.String("modifiers"), starlark.String(strings.Join(m.held.keys, "+"))}}, nil
+}
+
 func (m *pyState) noHeld() error {
 	if m.held.any() {
 		return fmt.Errorf("holding %s (keyDown) during a mouse action or typing is not supported; keyUp it first, or use pyautogui.hotkey",
@@ -72,7 +92,8 @@ func (m *pyState) doClicks(th *starlark.Thread, x, y starlark.Value, n int, butt
 	if err != nil {
 		return nil, err
 	}
-	if err := m.noHeld(); err != nil {
+	mods, err := m.modifiers()
+	if err != nil {
 		return nil, err
 	}
 	if n < 0 || n > 3 {
@@ -84,11 +105,11 @@ func (m *pyState) doClicks(th *starlark.Thread, x, y starlark.Value, n int, butt
 	}
 	at := starlark.Tuple{x, y}
 	if b == "right" && n == 1 {
-		return m.call(th, "right_click", at, nil)
+		return m.call(th, "right_click", at, mods)
 	}
 	if b != "left" {
 		for range n {
-			if _, err := m.call(th, "click", at, []starlark.Tuple{{starlark.String("button"), starlark.String(b)}}); err != nil {
+			if _, err := m.call(th, "click", at, append([]starlark.Tuple{{starlark.String("button"), starlark.String(b)}}, mods...)); err != nil {
 				return nil, err
 			}
 		}
@@ -96,15 +117,15 @@ func (m *pyState) doClicks(th *starlark.Thread, x, y starlark.Value, n int, butt
 	}
 	switch n {
 	case 1:
-		return m.call(th, "click", at, nil)
+		return m.call(th, "click", at, mods)
 	case 2:
-		return m.call(th, "double_click", at, nil)
+		return m.call(th, "double_click", at, mods)
 	}
 	// A click right after a double click counts as the third (see opTripleClick).
-	if _, err := m.call(th, "double_click", at, nil); err != nil {
+	if _, err := m.call(th, "double_click", at, mods); err != nil {
 		return nil, err
 	}
-	return m.call(th, "click", at, nil)
+	return m.call(th, "click", at, mods)
 }
 
 func (m *pyState) click(th *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -150,11 +171,15 @@ func (m *pyState) moveTo(th *starlark.Thread, name string, args starlark.Tuple, 
 		"logScreenshot?", &ignore, "_pause?", &ignore); err != nil {
 		return nil, err
 	}
-	x, y, err := m.point(th, x, y)
+	mods, err := m.modifiers()
 	if err != nil {
 		return nil, err
 	}
-	return m.call(th, "move", starlark.Tuple{x, y}, nil)
+	x, y, err = m.point(th, x, y)
+	if err != nil {
+		return nil, err
+	}
+	return m.call(th, "move", starlark.Tuple{x, y}, mods)
 }
 
 func (m *pyState) dragTo(th *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -167,10 +192,11 @@ func (m *pyState) dragTo(th *starlark.Thread, name string, args starlark.Tuple, 
 	if b, err := mouseButton(button); err != nil || b != "left" {
 		return nil, fmt.Errorf("only the left button drags, got %q", button)
 	}
-	if err := m.noHeld(); err != nil {
+	mods, err := m.modifiers()
+	if err != nil {
 		return nil, err
 	}
-	x, y, err := m.point(th, x, y)
+	x, y, err = m.point(th, x, y)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +204,7 @@ func (m *pyState) dragTo(th *starlark.Thread, name string, args starlark.Tuple, 
 	if err != nil {
 		return nil, err
 	}
-	return m.call(th, "drag", starlark.Tuple{fx, fy, x, y}, nil)
+	return m.call(th, "drag", starlark.Tuple{fx, fy, x, y}, mods)
 }
 
 // mouseDown remembers where the left button went down (moving there).
@@ -223,13 +249,14 @@ func (m *pyState) mouseUp(th *starlark.Thread, name string, args starlark.Tuple,
 	if down == nil {
 		return starlark.None, nil // no button is down: nothing to release
 	}
-	if err := m.noHeld(); err != nil {
+	mods, err := m.modifiers()
+	if err != nil {
 		return nil, err
 	}
 	if same, err := starlark.Equal(down, starlark.Tuple{x, y}); err == nil && same {
-		return m.call(th, "click", down, nil)
+		return m.call(th, "click", down, mods)
 	}
-	return m.call(th, "drag", starlark.Tuple{down[0], down[1], x, y}, nil)
+	return m.call(th, "drag", starlark.Tuple{down[0], down[1], x, y}, mods)
 }
 
 // scroll is scroll (positive up) and hscroll (positive right).
@@ -257,13 +284,17 @@ func (m *pyState) scroll(pos, neg string) pyFunc {
 		if n > maxScrollClicks {
 			return nil, fmt.Errorf("%d wheel clicks is too far for one call: scroll at most %d, then look again", n, maxScrollClicks)
 		}
-		x, y, err := m.point(th, x, y)
+		mods, err := m.modifiers()
+		if err != nil {
+			return nil, err
+		}
+		x, y, err = m.point(th, x, y)
 		if err != nil {
 			return nil, err
 		}
 		for n > 0 {
 			k := min(n, maxScroll)
-			kw := []starlark.Tuple{{starlark.String("direction"), starlark.String(dir)}, {starlark.String("amount"), starlark.MakeInt(k)}}
+			kw := append([]starlark.Tuple{{starlark.String("direction"), starlark.String(dir)}, {starlark.String("amount"), starlark.MakeInt(k)}}, mods...)
 			if _, err := m.call(th, "scroll", starlark.Tuple{x, y}, kw); err != nil {
 				return nil, err
 			}

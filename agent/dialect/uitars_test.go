@@ -159,7 +159,7 @@ func TestUITARSFormatErrors(t *testing.T) {
 		{"bad direction", "uitars-1.5", "Action: scroll(start_box='(1,1)', direction='sideways')", "sideways", "scroll"},
 		{"unknown key", "uitars-1.5", "Action: hotkey(key='ctrl banana')", "banana", "hotkey"},
 		{"two plain keys", "uitars-1.5", "Action: hotkey(key='a b')", "together", "hotkey"},
-		{"mouse while a key is held", "doubao", "Action: press(key='ctrl')\n\nclick(point='<point>1 1</point>')", "holding ctrl", "click"},
+		{"mouse while a plain key is held", "doubao", "Action: press(key='a')\n\nclick(point='<point>1 1</point>')", "only ctrl, alt, shift and super can be held", "click"},
 		{"prose after the action", "uitars-1.5", "Action: click(start_box='(1,2)') then I wait", "expected", "Action:"},
 	}
 	for _, c := range cases {

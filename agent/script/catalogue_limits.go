@@ -29,6 +29,8 @@ const (
 func argLimits() map[string]int {
 	return map[string]int{
 		"click.button": 16, "scroll.direction": 16,
+		"click.modifiers": 64, "double_click.modifiers": 64, "right_click.modifiers": 64,
+		"move.modifiers": 64, "drag.modifiers": 64, "scroll.modifiers": 64,
 		"type_text.text": MaxTypeText, "type_secret.name": 64,
 		"press.keys": 100, "hold.keys": 100,
 		"locate.description":  MaxDescription,

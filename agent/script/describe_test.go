@@ -180,9 +180,9 @@ func TestNoGrounder(t *testing.T) {
 	s := g.Stubs()
 	for _, w := range []string{
 		"def locate(description: str) -> tuple[int, int]:",
-		`def click(x: int | str, y: int | None = None, button: str = "left") -> None:`,
+		`def click(x: int | str, y: int | None = None, button: str = "left", modifiers: str = "") -> None:`,
 		`click("the Save button")`,
-		`def drag(x1: int | str, y1: int | str, x2: int | None = None, y2: int | None = None) -> None:`,
+		`def drag(x1: int | str, y1: int | str, x2: int | None = None, y2: int | None = None, modifiers: str = "") -> None:`,
 	} {
 		if !strings.Contains(s, w) {
 			t.Errorf("grounded stubs lack %q", w)

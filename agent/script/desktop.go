@@ -101,10 +101,16 @@ func (d *desktop) mouseTools() []Tool {
 		d.pointerTool("double_click", d.clickWith(actions.Left, 2)),
 		d.pointerTool("right_click", d.clickWith(actions.Right, 1)),
 		d.pointerTool("move", func(c *Call, a *Args) error {
-			return d.pointAct(c, a, "moved", func(ctx context.Context, p actions.Point) error { return d.Input.Move(ctx, p) })
+			do, err := d.withModifiers(a, func(ctx context.Context, p actions.Point) error { return d.Input.Move(ctx, p) })
+			if err != nil {
+				return err
+			}
+			return d.pointAct(c, a, "moved", do)
 		}),
 		d.pointerTool("drag", d.drag),
 		d.tool("scroll", d.scroll),
+		d.tool("mouse_down", d.mouseDown),
+		d.tool("mouse_up", d.mouseUp),
 	}
 	if d.Ground != nil {
 		ts = append(ts, d.locateTool())
@@ -126,9 +132,13 @@ func (d *desktop) click(c *Call, a *Args) error {
 
 func (d *desktop) clickWith(b actions.Button, n int) func(c *Call, a *Args) error {
 	return func(c *Call, a *Args) error {
-		return d.pointAct(c, a, "clicked", func(ctx context.Context, p actions.Point) error {
+		do, err := d.withModifiers(a, func(ctx context.Context, p actions.Point) error {
 			return d.Input.Click(ctx, p, b, n)
 		})
+		if err != nil {
+			return err
+		}
+		return d.pointAct(c, a, "clicked", do)
 	}
 }
 
@@ -271,9 +281,13 @@ func (d *desktop) drag(c *Call, a *Args) error {
 	s2, moved2 := d.retarget(s2)
 	act.Model, act.Screen, act.To = &[2]float64{m1.X, m1.Y}, &[2]int{s1.X, s1.Y}, &[2]int{s2.X, s2.Y}
 	act.Result = result + moved1 + moved2
-	return d.act(c, act, Guarded{At: &s1}, func(ctx context.Context) error {
-		return d.Input.Drag(ctx, actions.Point(s1), actions.Point(s2))
+	do, err := d.withModifiers(a, func(ctx context.Context, to actions.Point) error {
+		return d.Input.Drag(ctx, actions.Point(s1), to)
 	})
+	if err != nil {
+		return err
+	}
+	return d.act(c, act, Guarded{At: &s1}, func(ctx context.Context) error { return do(ctx, actions.Point(s2)) })
 }
 
 func (d *desktop) scroll(c *Call, a *Args) error {
@@ -288,9 +302,13 @@ func (d *desktop) scroll(c *Call, a *Args) error {
 	if n < 1 || n > MaxScroll {
 		return fmt.Errorf("amount must be 1 to %d, got %d; call scroll again to go further", MaxScroll, n)
 	}
-	return d.pointAct(c, a, "scrolled", func(ctx context.Context, p actions.Point) error {
+	do, err := d.withModifiers(a, func(ctx context.Context, p actions.Point) error {
 		return d.Input.Scroll(ctx, p, dir, n)
 	})
+	if err != nil {
+		return err
+	}
+	return d.pointAct(c, a, "scrolled", do)
 }
 
 func (d *desktop) typeText(c *Call, a *Args) error {

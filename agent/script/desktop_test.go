@@ -9,6 +9,7 @@ import (
 	"image/color"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -58,6 +59,18 @@ func (f *fakeInput) Type(_ context.Context, text string) error {
 }
 func (f *fakeInput) Cursor() (actions.Point, error) { return f.cursor, nil }
 func (f *fakeInput) ReleaseAll() error              { return nil }
+
+// fakeInput is an actions.Holder too: it records what it holds.
+func (f *fakeInput) KeyDown(_ context.Context, c actions.Combo) error {
+	return f.record("keydown %s", c)
+}
+func (f *fakeInput) KeyUp(_ context.Context, c actions.Combo) error { return f.record("keyup %s", c) }
+func (f *fakeInput) ButtonDown(_ context.Context, p actions.Point, b actions.Button) error {
+	return f.record("buttondown %v %v", p, b)
+}
+func (f *fakeInput) ButtonUp(_ context.Context, p actions.Point, b actions.Button) error {
+	return f.record("buttonup %v %v", p, b)
+}
 
 func (f *fakeInput) Calls() []string {
 	f.mu.Lock()
@@ -200,7 +213,7 @@ func TestDesktopErrors(t *testing.T) {
 		{"hold too long", `hold("a", 11)`, []string{"hold: seconds must be more than 0 and at most 10, got 11"}},
 		{"wait too long", `wait(61)`, []string{"wait: seconds must be 0 to 60, got 61; call wait again"}},
 		{"unknown secret", `type_secret("gitlab")`, []string{`type_secret: no secret named "gitlab" is configured`}},
-		{"missing arg", `click(1)`, []string{`click: missing argument y; call it as click(x, y, button="left")`}},
+		{"missing arg", `click(1)`, []string{`click: missing argument y; call it as click(x, y, button="left", modifiers="")`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -410,7 +423,7 @@ func TestStubsGolden(t *testing.T) {
 	got := e.Stubs()
 	checkGolden(t, "stubs.golden", got)
 	for _, w := range []string{
-		`def click(x: int, y: int, button: str = "left") -> None:`,
+		`def click(x: int, y: int, button: str = "left", modifiers: str = "") -> None:`,
 		"    Args:\n        x: horizontal position",
 		"def final_answer(answer: Any) -> None:",
 	} {
@@ -453,5 +466,46 @@ func checkGolden(t *testing.T, name, got string) {
 	}
 	if got != string(want) {
 		t.Errorf("output differs from %s (run go test -update after checking):\n%s", path, got)
+	}
+}
+
+// The modifiers of a pointer builtin are held down around its primitive and
+// released after it; mouse_down and mouse_up hold and release the left
+// button at their points; a modifier that is not one is refused before
+// anything is sent.
+func TestHeldModifiersAndButton(t *testing.T) {
+	in := &fakeInput{}
+	d := DesktopDeps{Mapper: vision.NewMapper(testDisplay, 0, ""), Input: in}
+	res := New(Options{}, Desktop(d)...).Exec(t.Context(), `click(10, 20, modifiers="shift")
+scroll(5, 5, direction="up", amount=1, modifiers="ctrl+shift")
+drag(1, 2, 3, 4, modifiers="alt")
+mouse_down(7, 8)
+move(9, 9)
+mouse_up(11, 12)`)
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	// Screen points of the test mapper (its display starts at x = 1920).
+	want := []string{"keydown shift", "click (1934, 28) left x1", "keyup shift",
+		"keydown ctrl+shift", "scroll (1927, 7) up 1", "keyup ctrl+shift",
+		"keydown alt", "drag (1922, 3) (1924, 6)", "keyup alt",
+		"buttondown (1930, 11) left", "move (1933, 13)", "buttonup (1936, 17) left"}
+	if got := in.Calls(); !slices.Equal(got, want) {
+		t.Errorf("calls\n%q\nwant\n%q", got, want)
+	}
+	in = &fakeInput{}
+	d.Input = in
+	res = New(Options{}, Desktop(d)...).Exec(t.Context(), `click(10, 20, modifiers="a")`)
+	if res.Err == nil || !strings.Contains(res.Err.Error(), "not a modifier") || len(in.Calls()) != 0 {
+		t.Errorf("modifiers=\"a\": err %v, calls %q", res.Err, in.Calls())
+	}
+	// An input that cannot hold refuses both, sending nothing.
+	plain := discardInput{}
+	d.Input = plain
+	for _, code := range []string{`click(1, 1, modifiers="shift")`, `mouse_down(1, 1)`} {
+		res = New(Options{}, Desktop(d)...).Exec(t.Context(), code)
+		if res.Err == nil || !strings.Contains(res.Err.Error(), "cannot keep keys or mouse buttons down") {
+			t.Errorf("%s on an input that cannot hold: %v", code, res.Err)
+		}
 	}
 }
