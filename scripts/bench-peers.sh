@@ -6,7 +6,9 @@
 # base64 (Anthropic's reference tool) and Pillow, and a click against xdotool.
 # Every observation pipeline runs while the screen changes, so none of them can
 # profit from an unchanged frame; deskpilot's observe_ms moreover compresses every
-# PNG band again each time. Then the scrolling is paused and deskpilot's
+# PNG band again each time. The same rounds also print deskpilot's observation as
+# a run makes it on this screen: the rows and PNG bands the changes did not reach
+# are reused (observe_static_ms taken while the screen changes). Then the scrolling is paused and deskpilot's
 # observe_static_ms (unchanged bands reused) is measured on the still screen, and
 # printed on its own line: it is not comparable with the peers.
 #
@@ -90,7 +92,7 @@ rounds=$(( (runs + per - 1) / per ))
 declare -A got
 for _ in $(seq "$rounds"); do
   ours=$("$bin" bench --json -n "$per" --x-display "$DISPLAY")
-  for k in capture_ms observe_ms click_ms settle_ms; do
+  for k in capture_ms observe_ms observe_static_ms click_ms settle_ms; do
     got[$k]+="$(echo "$ours" | field $k) "
   done
   got[scrot]+="$(time_cmd "$per" bash "$peers/anthropic_pipeline.sh") "
@@ -99,6 +101,7 @@ for _ in $(seq "$rounds"); do
 done
 mid() { echo "${got[$1]}" | tr ' ' '\n' | grep . | median; }
 capture=$(mid capture_ms); observe=$(mid observe_ms); click=$(mid click_ms); settle=$(mid settle_ms)
+reuse=$(mid observe_static_ms) # on the changing screen: the rows and bands that did not change are reused
 scrot=$(mid scrot); pil=$(mid pil); xdo=$(mid xdo)
 
 # The still screen: pause the printer, check, measure deskpilot alone.
@@ -119,6 +122,8 @@ printf 'deskpilot observe_ms (to data URL)     %8.2f ms   (downscale+encode+base
   "$observe" "$(echo "$observe - $capture" | bc -l)" "$(ratio "$(echo "$observe - $capture" | bc -l)" "$capture")"
 printf 'scrot+ImageMagick+base64               %8.2f ms   ratio %.1fx\n' "$scrot" "$(ratio "$scrot" "$observe")"
 printf 'Pillow grab+resize+PNG+base64          %8.2f ms   ratio %.1fx\n' "$pil" "$(ratio "$pil" "$observe")"
+printf 'deskpilot observe, unchanged rows and bands reused as in a run (observe_static_ms on this screen) %8.2f ms   ratio %.1fx scrot, %.1fx Pillow\n' \
+  "$reuse" "$(ratio "$scrot" "$reuse")" "$(ratio "$pil" "$reuse")"
 printf 'deskpilot click                        %8.2f ms\n' "$click"
 printf 'xdotool mousemove --sync + click       %8.2f ms   ratio %.1fx\n' "$xdo" "$(ratio "$xdo" "$click")"
 printf 'deskpilot settle after a click         %8.2f ms   (15 ms interval, patience 1, as the agent)\n' "$settle"
