@@ -3,6 +3,7 @@
 package agent_test
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"testing"
@@ -11,23 +12,49 @@ import (
 	"deskpilot/agent"
 	"deskpilot/agent/llm/llmtest"
 	"deskpilot/internal/config"
+	"deskpilot/vision/xdisplay"
 )
 
 // BenchmarkStepOverhead measures what a step costs besides the model: parse, run the
 // code (one pointer move), let an idle screen settle, observe (capture, downscale,
 // encode) and hand the events to the trace. It reports the median per step, with
 // the code in the sandbox child (the default) and in process.
+//
+// "busy1080" runs on a 1920x1080 display of its own full of terminals
+// (xdisplay.StartBusy), each step printing a line (no action, so no settle):
+// the "busy 1920x1080, instant model" figure, whose cost is the
+// observation, the trace and the code's round trip.
 func BenchmarkStepOverhead(b *testing.B) {
 	for _, sandbox := range []string{"process", "none"} {
-		b.Run("sandbox="+sandbox, func(b *testing.B) { stepOverhead(b, sandbox) })
+		b.Run("sandbox="+sandbox, func(b *testing.B) { stepOverhead(b, sandbox, "move(%d, %d)") })
 	}
+	b.Run("busy1080/sandbox=process", func(b *testing.B) {
+		d, err := xdisplay.Start(b.Context(), xdisplay.Options{Width: 1920, Height: 1080})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = d.Close() })
+		ctx, cancel := context.WithTimeout(b.Context(), time.Minute)
+		defer cancel()
+		apps, err := d.StartBusy(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, a := range apps {
+			b.Cleanup(func() { _ = a.Stop() })
+		}
+		time.Sleep(2 * time.Second) // the terminals draw their text
+		b.Setenv("DISPLAY", d.Name)
+		b.Setenv("XAUTHORITY", d.XAuthority)
+		stepOverhead(b, "process", "print(%d, %d)")
+	})
 }
 
-func stepOverhead(b *testing.B, sandbox string) {
+func stepOverhead(b *testing.B, sandbox, step string) {
 	steps := max(b.N, 5)
 	var replies []llmtest.Reply
 	for i := range steps - 1 {
-		replies = append(replies, code(fmt.Sprintf("move(%d, %d)", 100+i%500, 100+i%300)))
+		replies = append(replies, code(fmt.Sprintf(step, 100+i%500, 100+i%300)))
 	}
 	replies = append(replies, code("final_answer(\"done\")"))
 	r := newRig(b, config.Settings{MaxSteps: steps + 1, Sandbox: sandbox}, replies...)

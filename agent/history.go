@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"slices"
 
 	"deskpilot/agent/dialect"
@@ -17,11 +18,18 @@ type conversation struct {
 	chunk  int // older screenshots leave this many at a time
 	msgs   []llm.Message
 	system bool // msgs[0] is the system message
+	// last is the newest screenshot sent as an image; a user turn whose
+	// screenshot is the same picture sends unchangedNote instead (see user).
+	last llm.Part
 }
 
 func newConversation(layout dialect.History, keep, chunk int) *conversation {
 	return &conversation{layout: layout, keep: keep, chunk: max(chunk, 1)}
 }
+
+// unchangedNote stands in a user turn for a screenshot that is, pixel for
+// pixel, the newest one the request already holds.
+const unchangedNote = "[screenshot not repeated: the screen is exactly as in the newest screenshot above]"
 
 // start opens the conversation with the system prompt, the text of the first
 // user turn ("" = none) and the first screenshot.
@@ -46,7 +54,21 @@ func (c *conversation) add(role, text string) {
 
 // user appends a user turn: its text ("" = none), images attached during the
 // step (zoom, screenshot) and the screenshot, placed as the layout says.
+//
+// A screenshot that is the same picture as the newest one sent (the same
+// encoded bytes: same pixels, cursor and marks), while that one is still in
+// the history, is sent as unchangedNote instead: the model learns nothing
+// from a second copy, the request gains no image, and so no older image has
+// to leave for it. A run that waits, prints or thinks on a still screen then
+// sends requests that each extend the previous one, which a provider's prefix
+// cache serves whole. Layouts that drop old images (the families trained on a
+// screenshot in every turn) always get the screenshot.
 func (c *conversation) user(text string, attached []llm.Part, shot llm.Part) {
+	if c.elides() && c.holds(c.last) && samePicture(shot, c.last) {
+		shot = llm.Part{Text: unchangedNote}
+	} else if shot.IsImage() {
+		c.last = shot
+	}
 	imgs := append(slices.Clone(attached), shot)
 	var parts []llm.Part
 	switch {
@@ -67,6 +89,41 @@ func (c *conversation) user(text string, attached []llm.Part, shot llm.Part) {
 		parts = append(parts, imgs...)
 	}
 	c.msgs = append(c.msgs, llm.Message{Role: "user", Parts: parts})
+}
+
+// elides reports whether the layout lets an unchanged screenshot be a note.
+func (c *conversation) elides() bool {
+	return !c.layout.DropOldImages && !c.layout.SeparateImage
+}
+
+// holds reports whether the history still holds the image part p (the same
+// bytes or URL, not a copy): it has not been pruned.
+func (c *conversation) holds(p llm.Part) bool {
+	if !p.IsImage() {
+		return false
+	}
+	for _, m := range c.msgs {
+		for _, q := range m.Parts {
+			if len(p.Image) > 0 && len(q.Image) == len(p.Image) && &q.Image[0] == &p.Image[0] {
+				return true
+			}
+			if p.Image == nil && q.Image == nil && q.ImageURL == p.ImageURL {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// samePicture reports whether a and b are the same encoded image.
+func samePicture(a, b llm.Part) bool {
+	if !a.IsImage() || !b.IsImage() {
+		return false
+	}
+	if a.Image != nil || b.Image != nil {
+		return a.ImageMIME == b.ImageMIME && bytes.Equal(a.Image, b.Image)
+	}
+	return a.ImageURL == b.ImageURL
 }
 
 // request is the messages to send now: the newest screenshots kept, older

@@ -6,7 +6,9 @@
 # base64 (Anthropic's reference tool) and Pillow, and a click against xdotool.
 # Every observation pipeline runs while the screen changes, so none of them can
 # profit from an unchanged frame; deskpilot's observe_ms moreover compresses every
-# PNG band again each time. Then the scrolling is paused and deskpilot's
+# PNG band again each time. The same rounds also print deskpilot's observation as
+# a run makes it on this screen: the rows and PNG bands the changes did not reach
+# are reused (observe_static_ms taken while the screen changes). Then the scrolling is paused and deskpilot's
 # observe_static_ms (unchanged bands reused) is measured on the still screen, and
 # printed on its own line: it is not comparable with the peers.
 #
@@ -15,10 +17,18 @@
 # each round's median, in milliseconds, and the ratios; the machine's load is printed
 # too.
 #
-# usage: scripts/bench-peers.sh [RUNS]   (RUNS rounded up to a multiple of 5;
-#                                          PEER_BENCH_DIR defaults to ../shared/bench)
+# With --busy, the changing part is heavier: an xterm runs `ls -la /usr/bin` in a
+# loop, scrolling as fast as the terminal draws, so the X server and the terminal
+# keep about a core busy and every capture differs from the one before over much of
+# the screen (the "busy desktop" condition of docs/benchmarks.md). Without it, the
+# calm condition: a line every 40 ms.
+#
+# usage: scripts/bench-peers.sh [--busy] [RUNS]   (RUNS rounded up to a multiple of 5;
+#                                                  PEER_BENCH_DIR defaults to ../shared/bench)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+busy=""
+if [ "${1:-}" = "--busy" ]; then busy=1; shift; fi
 runs=${1:-30}
 # The real ImageMagick, not a wrapper earlier on PATH.
 export PATH=/usr/bin:/bin:$PATH
@@ -34,17 +44,24 @@ trap 'kill $pids 2>/dev/null || true' EXIT
 # The changing part: an xterm across the middle of the screen printing a line
 # every 40 ms: nearly every capture differs from the one before, without keeping
 # the X server (which serves every pipeline's captures) busier than that needs.
-xterm -geometry 160x30+300+250 -e python3 -c '
+if [ -n "$busy" ]; then
+  xterm -geometry 160x30+300+250 -e sh -c 'while :; do ls -la /usr/bin; done' >/dev/null 2>&1 &
+  scroller=$!
+  condition="busy 1920x1080 screen (an xterm scrolling ls -la in a loop)"
+else
+  xterm -geometry 160x30+300+250 -e python3 -c '
 import itertools, time
 words = "the quick brown fox jumps over the lazy dog 0123456789 ".split()
 for i in itertools.count():
     print(i, time.time(), " ".join(words[(i + k) % len(words)] for k in range(24)), flush=True)
     time.sleep(0.04)
 ' >/dev/null 2>&1 &
-scroller=$!
+  scroller=$!
+  condition="changing 1920x1080 screen (an xterm printing a line every 40 ms)"
+fi
 pids="$pids $scroller"
 sleep 1.5
-printer=$(pgrep -P "$scroller" python3 || true)
+printer=$(pgrep -P "$scroller" '^(python3|sh)$' || true)
 
 same_twice() { # are two captures 100 ms apart identical?
   local a b
@@ -75,7 +92,7 @@ rounds=$(( (runs + per - 1) / per ))
 declare -A got
 for _ in $(seq "$rounds"); do
   ours=$("$bin" bench --json -n "$per" --x-display "$DISPLAY")
-  for k in capture_ms observe_ms click_ms settle_ms; do
+  for k in capture_ms observe_ms observe_static_ms click_ms settle_ms; do
     got[$k]+="$(echo "$ours" | field $k) "
   done
   got[scrot]+="$(time_cmd "$per" bash "$peers/anthropic_pipeline.sh") "
@@ -84,6 +101,7 @@ for _ in $(seq "$rounds"); do
 done
 mid() { echo "${got[$1]}" | tr ' ' '\n' | grep . | median; }
 capture=$(mid capture_ms); observe=$(mid observe_ms); click=$(mid click_ms); settle=$(mid settle_ms)
+reuse=$(mid observe_static_ms) # on the changing screen: the rows and bands that did not change are reused
 scrot=$(mid scrot); pil=$(mid pil); xdo=$(mid xdo)
 
 # The still screen: pause the printer, check, measure deskpilot alone.
@@ -98,11 +116,14 @@ fi
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 ratio() { echo "$1 / $2" | bc -l; }
-echo "changing 1920x1080 screen, median of $rounds rounds of $per runs; load average before: $load_before, after: $load_after"
+echo "$condition, median of $rounds rounds of $per runs; load average before: $load_before, after: $load_after"
 printf 'deskpilot capture 1920x1080            %8.2f ms\n' "$capture"
-printf 'deskpilot observe_ms (to data URL)     %8.2f ms\n' "$observe"
+printf 'deskpilot observe_ms (to data URL)     %8.2f ms   (downscale+encode+base64 %.2f ms, %.1fx the capture)\n' \
+  "$observe" "$(echo "$observe - $capture" | bc -l)" "$(ratio "$(echo "$observe - $capture" | bc -l)" "$capture")"
 printf 'scrot+ImageMagick+base64               %8.2f ms   ratio %.1fx\n' "$scrot" "$(ratio "$scrot" "$observe")"
 printf 'Pillow grab+resize+PNG+base64          %8.2f ms   ratio %.1fx\n' "$pil" "$(ratio "$pil" "$observe")"
+printf 'deskpilot observe, unchanged rows and bands reused as in a run (observe_static_ms on this screen) %8.2f ms   ratio %.1fx scrot, %.1fx Pillow\n' \
+  "$reuse" "$(ratio "$scrot" "$reuse")" "$(ratio "$pil" "$reuse")"
 printf 'deskpilot click                        %8.2f ms\n' "$click"
 printf 'xdotool mousemove --sync + click       %8.2f ms   ratio %.1fx\n' "$xdo" "$(ratio "$xdo" "$click")"
 printf 'deskpilot settle after a click         %8.2f ms   (15 ms interval, patience 1, as the agent)\n' "$settle"

@@ -16,7 +16,7 @@ func adlerSum(p []byte) uint32 {
 		oddW   = 0x0007000500030001 // weights 7, 5, 3, 1 for bytes 1, 3, 5, 7
 		blockB = 1 << 20            // bytes between reductions; s2 stays far below 2^64
 	)
-	s1, s2 := uint64(1), uint64(0)
+	s1, s2, p := adlerFast(1, 0, p)
 	for len(p) > 0 {
 		n := min(len(p), blockB)
 		block := p[:n]

@@ -56,6 +56,10 @@ type taps struct {
 	n     int
 	first []int
 	w     []uint64
+	// wv is w by tap, then destination index (tap t's weight for j at
+	// t*len(first)+j), each weight in all four 16-bit lanes: the layout the
+	// AVX2 horizontal pass loads four destination pixels' weights from.
+	wv []uint64
 }
 
 // newTaps computes area-average weights for src source pixels onto dst
@@ -90,6 +94,12 @@ func newTaps(src, dst, bits int) taps {
 		// Rounding may leave the sum off by a little; the largest tap absorbs
 		// it so flat areas stay exactly flat.
 		w[big] += 1<<bits - sum
+	}
+	t.wv = make([]uint64, len(t.w))
+	for j := range dst {
+		for k := range t.n {
+			t.wv[k*dst+j] = t.w[j*t.n+k] * 0x0001000100010001
+		}
 	}
 	return t
 }
@@ -231,9 +241,25 @@ func (s *scaler) band(dst, src *image.RGBA, lanes []uint64, y0, y1 int) {
 
 // vertical blends source rows with weights ws into lanes: one uint64 per
 // pixel holding r, b, g, a (that order) in 16-bit lanes, rounded to 8 bits.
-// It reads 8 bytes (two pixels) at a time, with r,b,r,b in one word and
-// g,a,g,a in another, so two multiplies per tap cover two pixels.
+// On a CPU with AVX2 (vertical_amd64.s) it does eight pixels a step; the
+// portable code does the rest of the row, or all of it elsewhere. rows is
+// the caller's scratch: its slices are moved past the pixels done.
 func vertical(lanes []uint64, rows [][]byte, ws []uint64) {
+	var ptrs [8]*byte
+	done := verticalFast(lanes, rows, ws, ptrs[:])
+	if done == len(lanes) {
+		return
+	}
+	for t := range rows {
+		rows[t] = rows[t][4*done:]
+	}
+	verticalSWAR(lanes[done:], rows, ws)
+}
+
+// verticalSWAR is vertical in portable Go. It reads 8 bytes (two pixels) at
+// a time, with r,b,r,b in one word and g,a,g,a in another, so two
+// multiplies per tap cover two pixels.
+func verticalSWAR(lanes []uint64, rows [][]byte, ws []uint64) {
 	pairs := len(lanes) / 2
 	le := binary.LittleEndian
 	switch len(rows) {
@@ -294,6 +320,10 @@ func (s *scaler) horizontal(out []uint8, lanes []uint64) {
 	n := s.x.n
 	first := s.x.first
 	out = out[:4*len(first)]
+	if done := horizontalFast(out, lanes, &s.x); done > 0 {
+		s.horizontalFrom(out, lanes, done)
+		return
+	}
 	switch n {
 	case 2:
 		ws := s.x.w[:2*len(first)]
@@ -315,6 +345,19 @@ func (s *scaler) horizontal(out []uint8, lanes []uint64) {
 			}
 			putPixel(out[4*j:4*j+4], acc)
 		}
+	}
+}
+
+// horizontalFrom is the portable horizontal pass for output pixels j0 on.
+func (s *scaler) horizontalFrom(out []uint8, lanes []uint64, j0 int) {
+	n := s.x.n
+	for j := j0; j < len(s.x.first); j++ {
+		f := s.x.first[j]
+		var acc uint64
+		for t, w := range s.x.w[j*n : j*n+n] {
+			acc += lanes[f+t] * w
+		}
+		putPixel(out[4*j:4*j+4], acc)
 	}
 }
 

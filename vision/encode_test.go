@@ -302,7 +302,7 @@ func TestAdler32(t *testing.T) {
 		data[i] = byte(r.IntN(256))
 	}
 	ff := bytes.Repeat([]byte{0xFF}, 3<<20) // the largest sums
-	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 4099, 5552, 5553, 65521, 196752, 1 << 20, 1<<20 + 3, 3 << 20} {
+	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 31, 32, 33, 64, 95, 4099, 5552, 5553, 65521, 196752, 1 << 20, 1<<20 + 3, 3 << 20} {
 		for _, in := range [][]byte{data[:n], ff[:n], data[len(data)-n:]} {
 			if got, want := adlerSum(in), adler32std(in); got != want {
 				t.Errorf("%d bytes: %08x, want %08x", n, got, want)

@@ -31,7 +31,11 @@ const longRunSteps = 120
 // request repeated byte for byte as the next one's prefix, the input tokens a
 // provider bills uncached per step (estimated: text bytes/4, an image w*h/750),
 // and the trace's growth per step. "chunk=1" drops one old screenshot every step
-// (the loop before image_chunk); "chunk=default" leaves them in chunks.
+// (the loop before image_chunk); "chunk=default" leaves them in chunks;
+// "screen=changing" adds a terminal that prints a line every 50 ms, so every
+// step's screenshot is new. The prefix share is reported over steps 10 to
+// 120 as its median, mean and 10th percentile: a request that repeats little
+// of the one before shows in the mean and p10, never in the median.
 //
 //	go test -run '^$' -bench LongRun -benchtime 1x ./internal/cli/
 func BenchmarkLongRun(b *testing.B) {
@@ -41,13 +45,31 @@ func BenchmarkLongRun(b *testing.B) {
 	}
 	b.Cleanup(func() { _ = d.Close() })
 	busyDesktop(b, d)
-	for _, chunk := range []string{"1", "default"} {
-		b.Run("chunk="+chunk, func(b *testing.B) {
+	for _, v := range []struct {
+		name, chunk string
+		changing    bool
+	}{{"chunk=1", "1", false}, {"chunk=default", "default", false}, {"chunk=default/screen=changing", "default", true}} {
+		b.Run(v.name, func(b *testing.B) {
+			if v.changing {
+				scroller(b, d)
+			}
 			for range b.N {
-				longRun(b, d, chunk)
+				longRun(b, d, v.chunk)
 			}
 		})
 	}
+}
+
+// scroller starts a terminal printing a line every 50 ms, so that every
+// step's screenshot differs from the one before; it stops with b.
+func scroller(b *testing.B, d *xdisplay.Display) {
+	a, err := d.StartApp(b.Context(), "xterm", "-geometry", "100x20+400+300", "-e", "sh", "-c",
+		`i=0; while :; do i=$((i+1)); echo "$i the quick brown fox jumps over the lazy dog"; sleep 0.05; done`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = a.Stop() })
+	time.Sleep(time.Second)
 }
 
 // busyDesktop fills the display with terminals full of text.
@@ -112,7 +134,11 @@ func longRun(b *testing.B, d *xdisplay.Display, chunk string) {
 	}
 	reqs := srv.Requests()
 	shares, uncached := prefixShares(reqs)
-	b.ReportMetric(median(shares), "prefix-share")
+	// Steps 10 to 120: past the first screenshots, where old ones leave.
+	late := shares[min(8, len(shares)):]
+	b.ReportMetric(median(late), "prefix-share-median")
+	b.ReportMetric(mean(late), "prefix-share-mean")
+	b.ReportMetric(quantile(late, 0.1), "prefix-share-p10")
 	b.ReportMetric(median(uncached), "uncached-tokens/step")
 	size := dirSize(dirs[0])
 	b.ReportMetric(float64(size)/1024/float64(len(tr.Steps)), "KB-trace/step")
@@ -244,6 +270,27 @@ func sharedTokens(prev, cur []llmtest.Message) float64 {
 		}
 	}
 	return t
+}
+
+func mean(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	var t float64
+	for _, x := range v {
+		t += x
+	}
+	return t / float64(len(v))
+}
+
+// quantile is the q-quantile of v (nearest rank, 0 <= q <= 1).
+func quantile(v []float64, q float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[min(int(q*float64(len(s))), len(s)-1)]
 }
 
 func median(v []float64) float64 {
