@@ -60,6 +60,9 @@ type Settings struct {
 	SearchKeyEnv  string `toml:"search_key_env" env:"DESKPILOT_SEARCH_KEY_ENV" usage:"environment variable holding the search API key"`
 	AllowPrivate  bool   `toml:"browser_allow_private" env:"DESKPILOT_BROWSER_ALLOW_PRIVATE" usage:"let visit_page reach private and loopback addresses"`
 
+	// The file inspector.
+	InspectFolders []string `toml:"inspect_folders" env:"DESKPILOT_INSPECT_FOLDERS" usage:"more folders inspect_file may read, besides the home folder and the run's downloads"`
+
 	// The code sandbox.
 	Sandbox      string `toml:"sandbox" env:"DESKPILOT_SANDBOX" default:"process" usage:"where the model's code runs: process (a child process) or none (inside deskpilot, for debugging)"`
 	CodeMemoryMB int    `toml:"code_memory_mb" env:"DESKPILOT_CODE_MEMORY_MB" default:"512" usage:"memory cap of the process the model's code runs in, MiB"`
