@@ -65,7 +65,7 @@ type Settings struct {
 
 	// The code sandbox.
 	Sandbox      string `toml:"sandbox" env:"DESKPILOT_SANDBOX" default:"process" usage:"where the model's code runs: process (a child process) or none (inside deskpilot, for debugging)"`
-	CodeMemoryMB int    `toml:"code_memory_mb" env:"DESKPILOT_CODE_MEMORY_MB" default:"512" usage:"memory cap of the process the model's code runs in, MiB"`
+	CodeMemoryMB int    `toml:"code_memory_mb" env:"DESKPILOT_CODE_MEMORY_MB" default:"512" usage:"memory the model's code process may hold, MiB (Linux: a watchdog reads its RSS every 25 ms and stops it past this; not a kernel limit)"`
 
 	// Safety.
 	Confirm      []string `toml:"confirm" default:"launch,open_url,close_combos,send_after_read" usage:"actions the person must approve (run --yes approves all)"`
