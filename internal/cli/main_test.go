@@ -226,7 +226,7 @@ func TestDoctor(t *testing.T) {
 	isolate(t)
 	srv := llmtest.New(t, llmtest.Reply{Text: "ok"})
 	out, _ := cli(t, "", "doctor", "--base-url", srv.URL, "--model", "m")
-	for _, want := range []string{"ok   display", "ok   capture", "ok   input", "ok   model"} {
+	for _, want := range []string{"ok   display", "ok   capture", "ok   input", "ok   model", "ok   ocr", " a11y ", " keyring "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("doctor output lacks %q:\n%s", want, out)
 		}

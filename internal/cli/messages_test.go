@@ -81,3 +81,22 @@ func TestInspectFoldersSetting(t *testing.T) {
 		t.Errorf("with inspect_folders set:\n%s", out)
 	}
 }
+
+// doctor checks what a run needs besides the display: the accessibility bus,
+// Tesseract's data, the keyring and the model, and says the fix for each that
+// is missing.
+func TestDoctorNamesWhatIsMissingAndTheFix(t *testing.T) {
+	isolate(t)
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	t.Setenv("TESSDATA_PREFIX", t.TempDir()) // no eng.traineddata there
+	out, code := cli(t, "", "doctor", "--base-url", "http://127.0.0.1:9/v1", "--model", "m")
+	if code != exitFailed {
+		t.Errorf("exit %d, want 1", code)
+	}
+	for _, want := range []string{"FAIL a11y", "dbus-run-session", "FAIL ocr", "tesseract-ocr-eng", "keyring", "FAIL model", "fix: check that a server runs at http://127.0.0.1:9/v1"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, out)
+		}
+	}
+}
