@@ -14,11 +14,11 @@ import (
 func builder() ([]string, string) {
 	var why []string
 	if p, err := exec.LookPath("docker"); err == nil {
-		if out, err := exec.Command(p, "info").CombinedOutput(); err == nil {
+		out, err := exec.Command(p, "info").CombinedOutput()
+		if err == nil {
 			return []string{p}, ""
-		} else {
-			why = append(why, "docker cannot reach its daemon ("+firstLine(string(out))+")")
 		}
+		why = append(why, "docker cannot reach its daemon ("+firstLine(string(out))+")")
 	} else {
 		why = append(why, "no docker")
 	}
