@@ -31,6 +31,13 @@ DEB_PKGS  += sway grim wtype foot wl-clipboard wayland-utils \
              libpipewire-0.3-dev libspa-0.2-dev \
              xdg-desktop-portal xdg-desktop-portal-gnome \
              libwayland-dev wayland-protocols librust-wayland-protocols-dev plasma-wayland-protocols
+# What `deskpilot eval` needs at run time besides the libraries the binary links
+# (deploy/k8s/Dockerfile's runtime stage: no compiler, no -dev package): the
+# private displays, the apps the suites drive, OCR's data and AT-SPI.
+RUNTIME_PKGS := ca-certificates xvfb openbox xdotool x11-utils x11-xserver-utils xterm xclip \
+             python3 python3-tk python3-pil python3-pyatspi imagemagick fonts-dejavu-core fonts-noto-cjk \
+             xdg-utils at-spi2-core dbus-daemon dbus-x11 zenity mousepad tesseract-ocr tesseract-ocr-eng \
+             chromium vlc libreoffice-impress thunderbird
 export CGO_ENABLED := 1
 # VERSION is what `deskpilot --version` reports and what the packages are called:
 # FyneApp.toml's Version, and for an untagged commit ~git<count>.<hash>
@@ -153,3 +160,7 @@ fmt:
 
 clean:
 	rm -rf bin $(DIST)
+
+## print-runtime-pkgs: the Debian packages eval needs at run time (the image's runtime stage)
+print-runtime-pkgs:
+	@echo $(RUNTIME_PKGS)

@@ -146,6 +146,21 @@ func (s *Session) Resume(note string) {
 	}
 }
 
+// Secret is the value of the secret name, matched without regard to case
+// (DESKPILOT_SECRET_GITHUB is type_secret("GITHUB") and type_secret("github")); an
+// exact match wins over one in another case.
+func (a *Agent) Secret(name string) (string, bool) {
+	if v, ok := a.Secrets[name]; ok {
+		return v, true
+	}
+	for k, v := range a.Secrets {
+		if strings.EqualFold(k, name) {
+			return v, true
+		}
+	}
+	return "", false
+}
+
 // Stop cancels the run: the model stream, the script and any wait end at once, and
 // held keys and buttons are released. The trace stays complete.
 func (s *Session) Stop() { s.cancel() }

@@ -117,8 +117,11 @@ type Resumed struct{ Step int }
 
 // Finished closes a run.
 type Finished struct {
-	Outcome  Outcome
-	Answer   string // the final answer (also the best-effort answer after max steps)
+	Outcome Outcome
+	Answer  string // the final answer; "" when final_answer was not called (max steps included)
+	// Summary is, after max steps, the model's closing summary of what it found (asked
+	// for without tools). It is not an answer: the task did not end with one.
+	Summary  string
 	Error    string // why it failed, when Outcome is Failed
 	Steps    int
 	Usage    Usage // whole run

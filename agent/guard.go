@@ -269,18 +269,8 @@ func (r *runState) personActed() (string, bool) {
 // takeover, keeps the agent out of deskpilot's own windows and asks for approval
 // where the policy says so.
 func (r *runState) guard(ctx context.Context, g script.Guarded) error {
-	if !r.a.NoTakeover {
-		if reason, ok := r.personActed(); ok {
-			if paused, _ := r.session.control(); paused != nil {
-				paused(reason)
-			}
-		}
-	}
-	if r.session.gate.isPaused() {
-		if err := r.session.gate.wait(ctx); err != nil {
-			return err
-		}
-		r.input.settle() // the person's input is theirs: start afresh
+	if err := r.holdForPerson(ctx); err != nil {
+		return err
 	}
 	if g.At != nil && r.a.OwnWindows != nil {
 		p := image.Pt(g.At.X, g.At.Y)
@@ -292,6 +282,28 @@ func (r *runState) guard(ctx context.Context, g script.Guarded) error {
 		}
 	}
 	return r.policy.approve(ctx, g)
+}
+
+// holdForPerson pauses the run when a person used the mouse or keyboard since the
+// agent's last primitive (takeover), and waits while it is paused. The loop calls it
+// before every model request, the guard before every primitive: a run that only
+// waits or prints pauses as one that clicks does.
+func (r *runState) holdForPerson(ctx context.Context) error {
+	if !r.a.NoTakeover {
+		if reason, ok := r.personActed(); ok {
+			if paused, _ := r.session.control(); paused != nil {
+				paused(reason)
+			}
+		}
+	}
+	if !r.session.gate.isPaused() {
+		return nil
+	}
+	if err := r.session.gate.wait(ctx); err != nil {
+		return err
+	}
+	r.input.settle() // the person's input is theirs: start afresh
+	return nil
 }
 
 // inOwnWindow reports whether p (root coordinates) is on a visible part of
@@ -321,12 +333,8 @@ func (r *runState) waitOwnMoved(ctx context.Context, p image.Point) {
 // tools assembles the builtins of a run: desktop, control, (in a replay)
 // checkpoint, then the extras.
 func (r *runState) tools() []script.Tool {
-	secrets := func(name string) (string, bool) {
-		v, ok := r.a.Secrets[name]
-		return v, ok
-	}
 	deps := script.DesktopDeps{
-		Mapper: r.mapper, Input: r.input, Frames: r.screen, Secrets: secrets, Guard: r.guard, Ground: r.locator.groundFn(),
+		Mapper: r.mapper, Input: r.input, Frames: r.screen, Secrets: r.a.Secret, Guard: r.guard, Ground: r.locator.groundFn(),
 		BeforeTyping: r.beforeTyping,
 	}
 	if r.replay != nil {

@@ -99,8 +99,8 @@ func TestStepLimitAsksForAnswer(t *testing.T) {
 		llmtest.Reply{Text: "My best guess is 3."},
 	)
 	fin := r.run("never finishes")
-	if fin.Outcome != agent.MaxSteps || fin.Answer != "My best guess is 3." || fin.Steps != 3 {
-		t.Fatalf("got %s %q after %d steps", fin.Outcome, fin.Answer, fin.Steps)
+	if fin.Outcome != agent.MaxSteps || fin.Answer != "" || fin.Summary != "My best guess is 3." || fin.Steps != 3 {
+		t.Fatalf("got %s answer %q summary %q after %d steps; want no answer, the reply as the summary", fin.Outcome, fin.Answer, fin.Summary, fin.Steps)
 	}
 	reqs := r.srv.Requests()
 	if len(reqs) != 4 {
@@ -113,8 +113,8 @@ func TestStepLimitAsksForAnswer(t *testing.T) {
 	if !strings.Contains(final.Last("user").Text(), "never finishes") {
 		t.Errorf("final call does not restate the task")
 	}
-	if tr := r.readTrace(fin); tr.End.Outcome != "max_steps" {
-		t.Errorf("trace outcome %q", tr.End.Outcome)
+	if tr := r.readTrace(fin); tr.End.Outcome != "max_steps" || tr.End.Answer != "" {
+		t.Errorf("trace outcome %q, answer %q", tr.End.Outcome, tr.End.Answer)
 	}
 }
 

@@ -243,7 +243,7 @@ func (r *runState) loop(ctx context.Context) Finished {
 	}
 	r.input.settle() // from here on, input the agent did not send is a person's
 	for r.step = 1; r.step <= r.cfg.MaxSteps; r.step++ {
-		if err := r.session.gate.wait(ctx); err != nil {
+		if err := r.holdForPerson(ctx); err != nil { // takeover, before the model is asked
 			return r.cancelled()
 		}
 		fin, err := r.doStep(ctx)
@@ -339,7 +339,8 @@ func (r *runState) maybePlan(ctx context.Context) error {
 	return nil
 }
 
-// stepLimit asks the model, without tools, for its best answer from the history.
+// stepLimit asks the model, without tools, for a summary of what it found: the
+// Summary of a run that ends with no answer.
 func (r *runState) stepLimit(ctx context.Context) Finished {
 	ask, err := render(r.prompts.final, nil)
 	if err != nil {
@@ -352,10 +353,13 @@ func (r *runState) stepLimit(ctx context.Context) Finished {
 	if ctx.Err() != nil {
 		return r.cancelled()
 	}
+	fin := r.finished(MaxSteps, "", StepLimitAnswer)
 	if err != nil {
-		answer = "no answer: the final model call failed: " + err.Error()
+		fin.Summary = r.redact("none: the closing model call failed: " + err.Error())
+	} else {
+		fin.Summary = r.redact(strings.TrimSpace(answer))
 	}
-	return r.finished(MaxSteps, strings.TrimSpace(answer), StepLimitAnswer)
+	return fin
 }
 
 func (r *runState) finished(o Outcome, answer, errText string) Finished {

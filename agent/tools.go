@@ -18,12 +18,25 @@ import (
 // errNoPerson answers ask_user when nobody watches the run.
 var errNoPerson = errors.New("no person is available to answer; decide yourself, or call final_answer explaining what you need")
 
+// ErrNoOneToAsk is what a Confirm hook returns when no person can be asked (a
+// headless run): the refusal then says no one was asked, and how to allow it.
+var ErrNoOneToAsk = errors.New("no one to ask")
+
+// noOneAsked is the refusal of an action no person could be asked about.
+func noOneAsked(action string) error {
+	return fmt.Errorf("refused: %s needs the person's approval, and no one was asked: this run has no person to ask "+
+		"(`deskpilot run --yes` approves such actions, `confirm = []` in the config stops asking); find another way", action)
+}
+
 // confirm asks the person to approve an action; no Confirm hook denies it.
 func (r *runState) confirm(ctx context.Context, action string) error {
 	if r.hooks.Confirm == nil {
-		return fmt.Errorf("refused: %s needs the person's approval and nobody is there to give it", action)
+		return noOneAsked(action)
 	}
 	ok, err := r.hooks.Confirm(ctx, r.redact(action))
+	if errors.Is(err, ErrNoOneToAsk) {
+		return noOneAsked(action)
+	}
 	if err != nil {
 		return fmt.Errorf("refused: asking for approval of %s failed: %w", action, err)
 	}

@@ -251,6 +251,8 @@ func (v *settingsView) refreshNotes() {
 	inEnv = inEnv && key != "" // an empty variable holds no key (as apiKey reads it)
 	var note string
 	switch {
+	case name == config.NoKey:
+		note = fmt.Sprintf("This endpoint takes no key (the key variable is %q). For a hosted API, name the variable that holds its key here.", config.NoKey)
 	case u.deps.Secrets != nil:
 		note = fmt.Sprintf("The key is kept in the system keyring under %q, never in the config file.", name)
 		if _, err := u.deps.Secrets.Get(name); err == nil {

@@ -222,3 +222,18 @@ func TestSettingsDialect(t *testing.T) {
 		t.Errorf("an unknown dialect gives %v", err)
 	}
 }
+
+// The local presets take no key: the note says so, and never "export none=…".
+func TestKeyNoteOfAPresetWithoutKey(t *testing.T) {
+	for _, keyring := range []bool{false, true} {
+		var opts []harnessOpt
+		if keyring {
+			opts = append(opts, func(d *Deps) { d.Secrets = &memSecrets{m: map[string]string{}} })
+		}
+		h := newHarness(t, opts...)
+		h.u.sv.pickPreset("ollama")
+		if n := h.u.sv.keyNote.Text; strings.Contains(n, "none=") || strings.Contains(n, `under "none"`) || !strings.Contains(n, "takes no key") {
+			t.Errorf("keyring %v: key note %q", keyring, n)
+		}
+	}
+}

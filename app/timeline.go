@@ -210,12 +210,16 @@ func (r *resultPanel) hide() { r.content.Hide() }
 // model answered at all: the endpoint is the likely problem, and the panel
 // offers to test it and to open the settings.
 func (r *resultPanel) show(f agent.Finished, noModel bool) {
-	r.full = f.Answer
+	text := f.Answer
+	if f.Outcome == agent.MaxSteps {
+		text = f.Summary // not an answer: the title says so
+	}
+	r.full = text
 	r.copyBtn.SetText("Copy")
 	r.title.SetText(resultTitle(f.Outcome))
-	r.answer.SetText(clipLines(f.Answer, maxAnswerLines))
-	showIf(r.answer, f.Answer != "")
-	showIf(r.copyBtn, f.Answer != "")
+	r.answer.SetText(clipLines(text, maxAnswerLines))
+	showIf(r.answer, text != "")
+	showIf(r.copyBtn, text != "")
 	detail := fmt.Sprintf("%s in %s  ·  %s in / %s out", plural(f.Steps, "step"), clock(f.Elapsed),
 		tokens(f.Usage.Input), tokens(f.Usage.Output))
 	switch {
@@ -276,7 +280,7 @@ func resultTitle(o agent.Outcome) string {
 	case agent.Failed:
 		return "The run failed"
 	case agent.MaxSteps:
-		return "Step limit reached — best answer"
+		return "Step limit reached — no answer; the model's summary"
 	case agent.Cancelled:
 		return "Stopped"
 	}

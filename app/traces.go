@@ -124,7 +124,7 @@ func (v *tracesView) updateRow(id widget.ListItemID, o fyne.CanvasObject) {
 	c.Objects[1].(*widget.Icon).SetResource(outcomeIcon(s.Outcome))
 }
 
-// summaryLine is "Mar 3 14:05 · answered · 7 steps · model".
+// summaryLine is "Mar 3 14:05 · answered · 7 steps · model · run 3fa2c1".
 func summaryLine(s trace.Summary) string {
 	out := s.Outcome
 	if out == "" {
@@ -134,6 +134,9 @@ func summaryLine(s trace.Summary) string {
 		plural(s.Steps, "step")}
 	if s.Model != "" {
 		parts = append(parts, s.Model)
+	}
+	if s.ID != "" {
+		parts = append(parts, "run "+s.ID)
 	}
 	return strings.Join(parts, "  ·  ")
 }

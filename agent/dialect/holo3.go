@@ -276,7 +276,7 @@ func holoSteps(c holoCall, thought string) ([]step, error) {
 		}
 		return []step{{op: opWait, secs: secs}}, nil
 	case "answer":
-		return []step{{op: opFinish, text: firstText(derefText(c.Text), thought, "Done.")}}, nil
+		return []step{{op: opFinish, text: firstText(derefText(c.Text), thought)}}, nil
 	case "":
 		return nil, errNoAction
 	}

@@ -210,7 +210,7 @@ func (g PyAutoGUI) Parse(reply string) (Reply, error) {
 	case "WAIT":
 		p.call("wait", 5.0)
 	case "DONE":
-		p.call("final_answer", firstText(r.Thought, "Done."))
+		p.call("final_answer", strings.TrimSpace(r.Thought))
 	case "FAIL":
 		p.call("final_answer", strings.TrimSpace("The task could not be done. "+r.Thought))
 	}

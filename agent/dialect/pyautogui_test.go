@@ -25,7 +25,7 @@ func TestPyAutoGUIParse(t *testing.T) {
 		{"WAIT alone", "WAIT", "", "wait(5)"},
 		{"DONE in a fence", "The file is saved.\n```DONE```", "The file is saved.", `final_answer("The file is saved.")`},
 		{"FAIL in a fence", "There is no such file.\n```\nFAIL\n```", "There is no such file.", `final_answer("The task could not be done. There is no such file.")`},
-		{"code then DONE", "```python\npyautogui.hotkey('ctrl', 's')\nDONE\n```", "", "pyautogui.hotkey('ctrl', 's')\nfinal_answer(\"Done.\")"},
+		{"code then DONE", "```python\npyautogui.hotkey('ctrl', 's')\nDONE\n```", "", "pyautogui.hotkey('ctrl', 's')\nfinal_answer(\"\")"}, // no placeholder answer
 		// OpenCUA's L2 response template.
 		{"OpenCUA L2", "## Thought:\nI need to open the File menu.\n## Action:\nClick the File menu.\n## Code:\n```python\npyautogui.click(x=960, y=324)\n```",
 			"## Thought:\nI need to open the File menu.\n## Action:\nClick the File menu.", "pyautogui.click(x=960, y=324)"},
@@ -225,6 +225,7 @@ func TestPyAutoGUIModules(t *testing.T) {
 		{"sleep", fence("time.sleep(0.5)\npyautogui.sleep(1)"), []string{"wait(0.5)", "wait(1)"}},
 		{"terminate", "```code\ncomputer.terminate(status='success', answer='42')\n```", []string{`final_answer("42")`}},
 		{"terminate failure", "```code\ncomputer.terminate(status='failure')\n```", []string{`final_answer("The task could not be done.")`}},
+		{"terminate without an answer gives none", "```code\ncomputer.terminate(status='success')\n```", []string{`final_answer("")`}},
 		{"computer.wait", fence("computer.wait()"), []string{"wait(5)"}},
 		{"position and size", fence("x, y = pyautogui.position()\nw, h = pyautogui.size()\npyautogui.click(w // 2, h // 2)"),
 			[]string{"cursor_position()", "screen_size()", "click(683, 384)"}},

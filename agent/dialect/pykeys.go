@@ -212,7 +212,7 @@ func (m *pyState) terminate(th *starlark.Thread, name string, args starlark.Tupl
 	if err := starlark.UnpackArgs(name, args, kwargs, "status?", &status, "answer?", &answer); err != nil {
 		return nil, err
 	}
-	text := firstText(answer, "The task is done.")
+	text := answer
 	switch status {
 	case "success":
 	case "failure", "fail":

@@ -262,7 +262,7 @@ func (q Qwen) step(a qwenArgs, thought string) ([]step, error) {
 		case "failure":
 			return []step{{op: opFinish, text: strings.TrimSpace("The task could not be done. " + thought)}}, nil
 		case "success", "":
-			return []step{{op: opFinish, text: firstText(thought, "The task is done.")}}, nil
+			return []step{{op: opFinish, text: firstText(thought)}}, nil
 		}
 		return nil, fmt.Errorf("terminate status %q: give \"success\" or \"failure\"", clip(a.Status, 40))
 	case "answer":

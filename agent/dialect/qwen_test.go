@@ -47,6 +47,7 @@ func TestQwenParse(t *testing.T) {
 		{"scroll up a little is one click", "qwen2.5", toolCall(`{"action": "scroll", "pixels": 5, "coordinate": [10, 10]}`), "", `scroll(10, 10, direction="up", amount=1)`},
 		{"hscroll right", "qwen3", toolCall(`{"action": "hscroll", "pixels": 120, "coordinate": [10, 10]}`), "", `scroll(10, 10, direction="right", amount=2)`},
 		{"wait", "qwen2.5", toolCall(`{"action": "wait", "time": 2}`), "", `wait(2)`},
+		{"terminate success without a thought gives no answer", "qwen2.5", toolCall(`{"action": "terminate", "status": "success"}`), "", `final_answer("")`},
 		{"terminate success", "qwen2.5", "The form is sent.\n" + toolCall(`{"action": "terminate", "status": "success"}`), "The form is sent.", `final_answer("The form is sent.")`},
 		{"terminate failure", "qwen3", "Action: No such file.\n" + toolCall(`{"action": "terminate", "status": "failure"}`), "", `final_answer("The task could not be done. Action: No such file.")`},
 		{"answer", "qwen3", toolCall(`{"action": "answer", "text": "42"}`) + toolCall(`{"action": "terminate", "status": "success"}`), "", `final_answer("42")`},

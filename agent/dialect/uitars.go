@@ -204,7 +204,7 @@ func (u UITARS) step(c pyCall, thought string) ([]step, error) {
 		return []step{{op: opWait, secs: 5}}, nil
 	case "finished":
 		a, _ := c.kw("content")
-		return []step{{op: opFinish, text: firstText(a.val, thought, "Done.")}}, nil
+		return []step{{op: opFinish, text: firstText(a.val, thought)}}, nil
 	case "call_user":
 		a, _ := c.kw("content")
 		return []step{{op: opAsk, text: firstText(a.val, thought, "I need your help to go on.")}}, nil

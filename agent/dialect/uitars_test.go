@@ -56,6 +56,7 @@ func TestUITARSParse(t *testing.T) {
 		{"scroll at a point", "uitars-1.5", "Action: scroll(start_box='(500,500)', direction='down')", "", `scroll(500, 500, direction="down", amount=5)`},
 		{"wait", "uitars-1.5", "Thought: loading\nAction: wait()", "loading", `wait(5)`},
 		{"finished with content", "uitars-1.5", "Thought: done\nAction: finished(content='The answer is 42')", "done", `final_answer("The answer is 42")`},
+		{"finished with neither content nor thought gives no answer", "uitars-1.5", "Action: finished()", "", `final_answer("")`},
 		{"finished without content uses the thought", "uitars-1.0", "Thought: The file is saved.\nAction: finished()", "The file is saved.", `final_answer("The file is saved.")`},
 		{"call_user asks the thought", "uitars-1.5", "Thought: Which account should I use?\nAction: call_user()", "Which account should I use?",
 			`print("The person answered:", ask_user("Which account should I use?"))`},

@@ -72,6 +72,7 @@ type Step struct {
 // Summary describes one trace for a listing.
 type Summary struct {
 	Dir     string    // trace folder
+	ID      string    // RunID(Dir): the run's stable short id
 	Task    string    // the task
 	Model   string    // model name
 	Started time.Time // run_start time
@@ -330,7 +331,7 @@ func List(root string) ([]Summary, error) {
 			continue
 		}
 		s := Summary{
-			Dir: dir, Task: t.Start.Task, Model: t.Start.Model, Started: t.Start.T,
+			Dir: dir, ID: RunID(dir), Task: t.Start.Task, Model: t.Start.Model, Started: t.Start.T,
 			Answer: t.Answer(), Steps: t.StepCount(),
 		}
 		if t.End != nil {

@@ -275,9 +275,9 @@ func TestList(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Summary{
-		{Dir: newest, Task: "newest", Model: "m-newest", Started: t0.Add(2 * time.Hour), Outcome: OutcomeAnswered, Answer: "42", Steps: 4},
-		{Dir: middle, Task: "middle", Model: "m-middle", Started: t0.Add(time.Hour), Steps: 1},
-		{Dir: old, Task: "old", Model: "m-old", Started: t0, Outcome: OutcomeFailed, Steps: 1},
+		{Dir: newest, ID: RunID(newest), Task: "newest", Model: "m-newest", Started: t0.Add(2 * time.Hour), Outcome: OutcomeAnswered, Answer: "42", Steps: 4},
+		{Dir: middle, ID: RunID(middle), Task: "middle", Model: "m-middle", Started: t0.Add(time.Hour), Steps: 1},
+		{Dir: old, ID: RunID(old), Task: "old", Model: "m-old", Started: t0, Outcome: OutcomeFailed, Steps: 1},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("List:\n got %+v\nwant %+v", got, want)
@@ -298,5 +298,20 @@ func TestStepByNumber(t *testing.T) {
 	}
 	if _, ok := tr.Step(2); ok {
 		t.Error("Step(2) found a step that is not there")
+	}
+}
+
+// A run's id depends on its folder's name alone: the same wherever the folder
+// is and however many runs are beside it, and different for another run.
+func TestRunIDIsStable(t *testing.T) {
+	a := RunID("/x/traces/20261129T212000Z-newest")
+	if a != RunID("/elsewhere/20261129T212000Z-newest/") || len(a) != RunIDLen {
+		t.Errorf("RunID %q changes with the folder's place", a)
+	}
+	if a == RunID("/x/traces/20261129T212000Z-newest-2") {
+		t.Error("two runs share an id")
+	}
+	if RunID("") != "" {
+		t.Error("a trace read from a stream has an id")
 	}
 }

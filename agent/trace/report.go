@@ -62,6 +62,7 @@ func Report(t *Trace, w io.Writer, opts ...ReportOption) error {
 // reportView is what the template renders.
 type reportView struct {
 	Task, Model, BaseURL, CoordMode, AppVersion, HostOS string
+	ID                                                  string // RunID of the trace folder
 	Started, Elapsed, Tokens, Screen, ImageSize         string
 	Outcome, OutcomeClass, Answer, Error                string
 	Steps, Skipped                                      int
@@ -127,7 +128,7 @@ func (b *reportBuilder) view() reportView {
 	s := t.Start
 	u := t.Usage()
 	v := reportView{
-		Task: s.Task, Model: s.Model, BaseURL: s.BaseURL, CoordMode: s.CoordMode,
+		Task: s.Task, Model: s.Model, BaseURL: s.BaseURL, CoordMode: s.CoordMode, ID: RunID(t.Dir),
 		Started: s.T.UTC().Format("2006-01-02 15:04:05 UTC"), AppVersion: s.AppVersion,
 		HostOS: s.HostOS, Steps: t.StepCount(), Answer: t.Answer(),
 		Elapsed:   formatDuration(t.Elapsed()),

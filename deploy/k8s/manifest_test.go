@@ -173,10 +173,17 @@ func TestDockerfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	df := string(data)
-	for _, want := range []string{"FROM debian:12", "make -C /tmp/deskpilot deps", "COPY Makefile", "make build",
+	for _, want := range []string{"FROM debian:12 AS runtime", "COPY Makefile", "make build", "make -s print-runtime-pkgs", "dpkg-shlibdeps",
 		"COPY --from=build /src/bin/deskpilot /usr/local/bin/deskpilot", "COPY eval/suites /opt/deskpilot/suites", "USER 10001"} {
 		if !strings.Contains(df, want) {
 			t.Errorf("Dockerfile lacks %q", want)
+		}
+	}
+	// The runtime stage installs no compiler, no -dev package and no make.
+	runtime := df[strings.Index(df, "FROM debian:12"):]
+	for _, bad := range []string{"make deps", "make -C", " make ", "gcc", "-dev ", "golang"} {
+		if strings.Contains(runtime, bad) {
+			t.Errorf("the runtime stage has %q:\n%s", bad, runtime)
 		}
 	}
 }

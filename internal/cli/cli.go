@@ -98,6 +98,7 @@ run as a trace. Without a subcommand it opens the app.`,
 	pf.StringVar(&s.configPath, "config", config.Path(), "config file")
 	s.flags = config.AddFlags(pf)
 	root.AddCommand(newRunCmd(s), newConsoleCmd(s), newTracesCmd(s), newReplayCmd(s), newPlayCmd(s), newBenchCmd(s), withCalibrate(newDoctorCmd(s), s), newEvalCmd(s), newMCPCmd(s), newStopCmd(s))
+	suggestFlags(root)
 	return root
 }
 

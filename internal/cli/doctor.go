@@ -20,7 +20,7 @@ import (
 func newDoctorCmd(s *settings) *cobra.Command {
 	return &cobra.Command{
 		Use:   "doctor",
-		Short: "Check the display, input, capture, the model endpoint and helper programs",
+		Short: "Check the display, input, capture, accessibility, OCR, the keyring, the model endpoint and helper programs; say the fix for each that fails",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := s.load()
@@ -44,6 +44,14 @@ func doctor(ctx context.Context, w io.Writer, cfg config.Config) bool {
 		if err != nil {
 			mark, all = "FAIL", false
 			detail = err.Error()
+		}
+		fmt.Fprintf(w, "%s %-10s %s\n", mark, name, detail)
+	}
+	// warn is a check of an optional part: it says what is missing without failing.
+	warn := func(name string, err error, detail string) {
+		mark := "ok  "
+		if err != nil {
+			mark, detail = "warn", err.Error()
 		}
 		fmt.Fprintf(w, "%s %-10s %s\n", mark, name, detail)
 	}
@@ -71,11 +79,20 @@ func doctor(ctx context.Context, w io.Writer, cfg config.Config) bool {
 		defer cancel()
 		t0 := time.Now()
 		_, err := wiring.Model(cfg, cfg.APIKey(nil)).Ping(cctx)
+		if err != nil {
+			err = modelFix(err, wiring.RedactURL(cfg.BaseURL))
+		}
 		check("model", err, fmt.Sprintf("%s at %s answered a request with an image in %s", cfg.Model, wiring.RedactURL(cfg.BaseURL), time.Since(t0).Truncate(time.Millisecond)))
 		if cfg.APIKey(nil) == "" {
 			fmt.Fprintf(w, "note       %s is empty: fine for local servers, needed for hosted ones\n", cfg.APIKeyEnv)
 		}
 	}
+	detail, err := checkAccessibility(ctx)
+	check("a11y", err, detail)
+	detail, err = checkOCR(ctx)
+	check("ocr", err, detail)
+	detail, err = checkKeyring()
+	warn("keyring", err, detail)
 	for _, prog := range []string{"xdg-open"} {
 		_, err := exec.LookPath(prog)
 		check(prog, err, "found (used by open_url)")

@@ -101,6 +101,10 @@ func runEval(cmd *cobra.Command, s *settings, f *evalFlags, suite string) error 
 	if err != nil {
 		return &exitError{exitUsage, err}
 	}
+	// The suite first: a missing or broken one is the thing to fix, whatever the model.
+	if _, err := eval.Load(suite); err != nil {
+		return &exitError{exitUsage, err}
+	}
 	cfg, err := s.load()
 	if err != nil {
 		return err

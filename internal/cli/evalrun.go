@@ -92,7 +92,11 @@ func (r *evalRunner) run(ctx context.Context, j eval.Job) (eval.Outcome, error) 
 // outcome reports a finished run as `deskpilot run` would: its exit code, and
 // for a failed run the reason as an error.
 func (r *evalRunner) outcome(fin agent.Finished) (eval.Outcome, error) {
-	o := eval.Outcome{Answer: r.redact(fin.Answer), Outcome: string(fin.Outcome), Steps: fin.Steps,
+	answer := fin.Answer
+	if fin.Outcome == agent.MaxSteps {
+		answer = fin.Summary // scored as a best-effort answer, as GAIA baselines do
+	}
+	o := eval.Outcome{Answer: r.redact(answer), Outcome: string(fin.Outcome), Steps: fin.Steps,
 		Tokens: fin.Usage.Input + fin.Usage.Output, Trace: fin.TraceDir}
 	switch fin.Outcome {
 	case agent.Answered:

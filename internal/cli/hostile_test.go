@@ -41,9 +41,13 @@ func TestRunWithStdinFromDevNull(t *testing.T) {
 	if got := reqs[1].Last("user").Text(); !strings.Contains(got, "no person is available to answer") {
 		t.Errorf("ask_user with stdin at /dev/null got:\n%s", got)
 	}
-	if got := reqs[2].Last("user").Text(); !strings.Contains(got, "refused: launch(xterm) needs the person's approval") &&
-		!strings.Contains(got, "refused: the person did not allow") {
+	// No one was asked: the refusal says so, and how to allow it headless.
+	if got := reqs[2].Last("user").Text(); !strings.Contains(got, "refused: launch(xterm) needs the person's approval, and no one was asked") ||
+		!strings.Contains(got, "--yes") || !strings.Contains(got, "confirm = []") || strings.Contains(got, "did not allow") {
 		t.Errorf("launch with stdin at /dev/null got:\n%s", got)
+	}
+	if !strings.Contains(out.String(), "no one was asked") {
+		t.Errorf("the terminal does not say why launch was refused:\n%s", out.String())
 	}
 }
 

@@ -89,13 +89,42 @@ func TestRunAnswersWithJSON(t *testing.T) {
 	}
 }
 
+// At the step limit there is no answer: stdout stays empty (a script reading it
+// gets nothing to take for one), exit 3 and stderr say why, and the model's
+// closing summary goes to stderr marked as not an answer. Progress never counts
+// past the limit.
 func TestRunStepLimitExitsWith3(t *testing.T) {
 	traces := isolate(t)
-	srv := llmtest.New(t, reply("print(1)"), reply("print(2)"), llmtest.Reply{Text: "best effort"})
-	out, code := cli(t, "", "run", "--base-url", srv.URL, "--model", "m", "--trace-dir", traces, "--max-steps", "2", "-q", "loop")
-	if code != exitStepLimit || strings.TrimSpace(out) != "best effort" {
-		t.Errorf("exit %d, stdout %q; want 3 and the best-effort answer", code, out)
+	srv := llmtest.New(t, reply("print(1)"), reply("print(2)"), llmtest.Reply{Text: "```python\nfinal_answer('x')\n```\nbest effort"})
+	stdout, stderr, code := cliSplit(t, "run", "--base-url", srv.URL, "--model", "m", "--trace-dir", traces, "--max-steps", "2", "loop")
+	if code != exitStepLimit || stdout != "" {
+		t.Errorf("exit %d, stdout %q; want 3 and nothing", code, stdout)
 	}
+	if !strings.Contains(stderr, "no answer: the step limit (2 steps) was reached") || !strings.Contains(stderr, "best effort") {
+		t.Errorf("stderr does not say why, or lacks the summary:\n%s", stderr)
+	}
+	if strings.Contains(stderr, "step 3/2") {
+		t.Errorf("progress counts past the limit:\n%s", stderr)
+	}
+	js, _, code := cliSplit(t, "run", "--base-url", llmtest.New(t, reply("print(1)"), llmtest.Reply{Text: "best effort"}).URL,
+		"--model", "m", "--trace-dir", traces, "--max-steps", "1", "--json", "-q", "loop")
+	var res runResult
+	if err := json.Unmarshal([]byte(js), &res); err != nil || code != exitStepLimit || res.Answer != "" || res.Summary != "best effort" || res.Outcome != "max_steps" {
+		t.Errorf("--json: exit %d, %+v (%v)", code, res, err)
+	}
+}
+
+// cliSplit runs deskpilot with args and returns stdout and stderr apart.
+func cliSplit(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := newRootCmd("test")
+	var out, errw bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&errw)
+	cmd.SetIn(strings.NewReader(""))
+	cmd.SetArgs(args)
+	code := exitCode(cmd.ExecuteContext(t.Context()), &errw)
+	return out.String(), errw.String(), code
 }
 
 func TestRunFailsWhenModelIsDown(t *testing.T) {
@@ -197,7 +226,7 @@ func TestDoctor(t *testing.T) {
 	isolate(t)
 	srv := llmtest.New(t, llmtest.Reply{Text: "ok"})
 	out, _ := cli(t, "", "doctor", "--base-url", srv.URL, "--model", "m")
-	for _, want := range []string{"ok   display", "ok   capture", "ok   input", "ok   model"} {
+	for _, want := range []string{"ok   display", "ok   capture", "ok   input", "ok   model", "ok   ocr", " a11y ", " keyring "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("doctor output lacks %q:\n%s", want, out)
 		}

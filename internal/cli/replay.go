@@ -21,8 +21,8 @@ func newReplayCmd(s *settings) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "replay TRACE",
 		Short: "Run the code of a recorded run again on this desktop, step by step, without a model",
-		Long: `Runs the code of each step of a recorded run again (TRACE: folder, or number from
-` + "`traces list`" + `). Before each step the screen is compared with the frame the step saw
+		Long: `Runs the code of each step of a recorded run again (TRACE: folder, run id, or a
+number from the last ` + "`traces list`" + `: the run of that row, however many runs came since). Before each step the screen is compared with the frame the step saw
 when it was recorded, and the neighbourhood of each point its clicks aimed at; when
 they differ, replay stops before acting. --adapt clicks a target found elsewhere on
 the screen where it is now. Actions the safety policy marks (launch, open_url,
@@ -74,6 +74,7 @@ func replay(cmd *cobra.Command, s *settings, t *trace.Trace, f replayFlags) erro
 		}
 		return nil
 	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "replaying run %s (%s): %s\n", trace.RunID(t.Dir), visible(t.Dir), visible(clip(t.Start.Task, 60)))
 	rs, err := openReplay(cmd, s, "replay: "+t.Start.Task, t, f, space)
 	if err != nil {
 		return err

@@ -87,7 +87,7 @@ func replayHooks(ctx context.Context, con func() *agent.Console, in *lineReader,
 			return true, nil
 		}
 		if !terminal {
-			return false, nil
+			return false, agent.ErrNoOneToAsk
 		}
 		ans, err := in.ask(ctx, w, "Allow "+visible(action)+"? [y/N]")
 		return strings.HasPrefix(strings.ToLower(strings.TrimSpace(ans)), "y"), err

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"deskpilot/agent"
+	"deskpilot/agent/trace"
 	"deskpilot/internal/config"
 	"deskpilot/internal/wiring"
 )
@@ -97,12 +98,14 @@ func modelLine(cfg config.Config) string {
 type runResult struct {
 	Outcome   string `json:"outcome"`
 	Answer    string `json:"answer"`
+	Summary   string `json:"summary,omitempty"` // after the step limit: the model's closing summary, not an answer
 	Error     string `json:"error,omitempty"`
 	Steps     int    `json:"steps"`
 	InTokens  int    `json:"input_tokens"`
 	OutTokens int    `json:"output_tokens"`
 	ElapsedMS int64  `json:"elapsed_ms"`
 	Trace     string `json:"trace,omitempty"`
+	RunID     string `json:"run_id,omitempty"` // trace.RunID of Trace
 }
 
 // report prints the result and maps the outcome to the exit code.
@@ -111,8 +114,8 @@ func report(w io.Writer, z sanitizer, fin agent.Finished, asJSON bool) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(runResult{
-			Outcome: string(fin.Outcome), Answer: fin.Answer, Error: fin.Error, Steps: fin.Steps,
-			InTokens: fin.Usage.Input, OutTokens: fin.Usage.Output, ElapsedMS: fin.Elapsed.Milliseconds(), Trace: fin.TraceDir,
+			Outcome: string(fin.Outcome), Answer: fin.Answer, Summary: fin.Summary, Error: fin.Error, Steps: fin.Steps,
+			InTokens: fin.Usage.Input, OutTokens: fin.Usage.Output, ElapsedMS: fin.Elapsed.Milliseconds(), Trace: fin.TraceDir, RunID: trace.RunID(fin.TraceDir),
 		})
 	} else if fin.Answer != "" {
 		fmt.Fprintln(w, z.clean(fin.Answer))
@@ -121,7 +124,12 @@ func report(w io.Writer, z sanitizer, fin agent.Finished, asJSON bool) error {
 	case agent.Answered:
 		return nil
 	case agent.MaxSteps:
-		return &exitError{code: exitStepLimit}
+		// No answer: stdout stays empty, and the exit code and this line say why.
+		err := fmt.Errorf("no answer: the step limit (%d steps) was reached", fin.Steps)
+		if fin.Summary != "" && !asJSON {
+			err = fmt.Errorf("%w; the model's summary, not an answer:\n%s", err, indent(z.clean(fin.Summary), "  "))
+		}
+		return &exitError{exitStepLimit, err}
 	case agent.Cancelled:
 		return &exitError{exitInterrupted, fmt.Errorf("interrupted")}
 	default:
@@ -151,12 +159,16 @@ func (p *progress) event(e agent.Event) {
 	switch e := e.(type) {
 	case agent.RunStarted:
 		if e.TraceDir != "" {
-			fmt.Fprintf(p.w, "trace: %s\n", e.TraceDir)
+			fmt.Fprintf(p.w, "trace: %s (run %s)\n", e.TraceDir, trace.RunID(e.TraceDir))
 		}
 	case agent.ModelReplied:
 		p.in += e.Usage.Input
 		p.out += e.Usage.Output
-		fmt.Fprintf(p.w, "step %d/%d  %s  tokens %d in / %d out  model %s\n", e.Step, p.max, el, p.in, p.out, e.Duration.Truncate(time.Millisecond))
+		what := fmt.Sprintf("step %d/%d", e.Step, p.max)
+		if e.Step > p.max {
+			what = "step limit reached: closing summary" // the call after the last step
+		}
+		fmt.Fprintf(p.w, "%s  %s  tokens %d in / %d out  model %s\n", what, el, p.in, p.out, e.Duration.Truncate(time.Millisecond))
 	case agent.ActionDone:
 		status := "ok"
 		if e.Action.Error != "" {
@@ -211,11 +223,11 @@ func (p *terminalPerson) hooks(ctx context.Context, events func(agent.Event)) ag
 			return true, nil
 		}
 		if !p.present() {
-			return false, nil
+			return false, agent.ErrNoOneToAsk
 		}
 		ans, err := askLine(ctx, p.reader(), p.out, "Allow "+visibleControls(action)+"? [y/N]")
 		if errors.Is(err, errNoPerson) {
-			return false, nil
+			return false, agent.ErrNoOneToAsk
 		}
 		return strings.HasPrefix(strings.ToLower(strings.TrimSpace(ans)), "y"), err
 	}

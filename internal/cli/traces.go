@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -35,18 +34,29 @@ func newTracesCmd(s *settings) *cobra.Command {
 			if err != nil {
 				return &exitError{exitFailed, err}
 			}
+			if len(sums) == 0 {
+				fmt.Fprintf(cmd.OutOrStdout(), "no runs recorded in %s yet: `deskpilot run TASK` or the app records one there (--trace-dir or trace_dir sets the folder)\n", visible(cfg.TraceDir))
+				return nil
+			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "#\tSTARTED\tOUTCOME\tSTEPS\tMODEL\tTASK\tFOLDER")
+			fmt.Fprintln(tw, "#\tID\tSTARTED\tOUTCOME\tSTEPS\tMODEL\tTASK\tFOLDER")
 			for i, t := range sums {
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%s\t%s\n", i+1, t.Started.Local().Format("2006-01-02 15:04"),
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", i+1, t.ID, t.Started.Local().Format("2006-01-02 15:04"),
 					orDash(t.Outcome), t.Steps, visible(orDash(t.Model)), visible(clip(t.Task, 50)), visible(filepath.Base(t.Dir)))
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			// The numbers shown are what `replay N` means from now on.
+			if err := saveListing(cfg.TraceDir, sums); err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "the numbers of this listing cannot be kept (%v): give runs by id\n", err)
+			}
+			return nil
 		},
 	}
 	show := &cobra.Command{
 		Use:   "show TRACE",
-		Short: "Print a run step by step (TRACE: folder, or number from `traces list`)",
+		Short: "Print a run step by step (TRACE: folder, run id, or number from the last `traces list`)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			t, err := openTrace(s, args[0])
@@ -67,12 +77,12 @@ func newExportCmd(s *settings) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "export TRACE...",
 		Short: "Export runs as training data (jsonl; dataset: a Hugging Face image folder) or one run as a report (html)",
-		Long: `Exports recorded runs (TRACE: folder, or number from ` + "`traces list`" + `).
+		Long: `Exports recorded runs (TRACE: folder, run id, or number from the last ` + "`traces list`" + `).
   --format jsonl    one JSON object per step, to -o FILE or stdout
   --format dataset  a Hugging Face ImageFolder in -o DIR: metadata.jsonl (one row per
                     step), the image each step's model saw, and a dataset card. More
                     traces append to it; a step exported again replaces its row.
-  --format html     the report of one run
+  --format html     the report of one run, self-contained: its frames are inlined
 Values of DESKPILOT_SECRET_* variables are replaced by [redacted] in every column of
 a dataset; --redact also flattens the fields typed secrets went into.`,
 		Args: cobra.MinimumNArgs(1),
@@ -96,7 +106,7 @@ a dataset; --redact also flattens the fields typed secrets went into.`,
 	}
 	cmd.Flags().StringVar(&format, "format", "jsonl", "jsonl (training data), dataset (Hugging Face image folder) or html (report)")
 	cmd.Flags().StringVarP(&out, "output", "o", "-", "output file (jsonl, html) or folder (dataset)")
-	cmd.Flags().BoolVar(&inline, "inline-images", false, "embed frames as data URLs (jsonl)")
+	cmd.Flags().BoolVar(&inline, "inline-images", false, "embed frames as data URLs (jsonl; html always does)")
 	cmd.Flags().BoolVar(&redact, "redact", false, "flatten the fields typed secrets went into (dataset)")
 	return cmd
 }
@@ -118,7 +128,9 @@ func exportFile(cmd *cobra.Command, ts []*trace.Trace, format, out string, inlin
 	for _, t := range ts {
 		var err error
 		if format == "html" {
-			err = trace.Report(t, w)
+			// An exported report is read away from its trace folder: it carries
+			// its frames, wherever it is written.
+			err = trace.Report(t, w, trace.InlineFrames())
 		} else {
 			err = trace.Export(t, w, trace.ExportOptions{InlineImages: inline})
 		}
@@ -155,7 +167,7 @@ func newScriptCmd(s *settings) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "script TRACE",
 		Short: "Write the code of a run as one editable Starlark script for `deskpilot play`",
-		Long: `Writes the code of a recorded run (TRACE: folder, or number from ` + "`traces list`" + `) as
+		Long: `Writes the code of a recorded run (TRACE: folder, run id, or number from the last ` + "`traces list`" + `) as
 one Starlark file: each step's thought as comments, a checkpoint(N) call where the
 screen is compared with the frame step N saw, and its code. The frames stay in the
 trace folder, which the script's header names. Edit it, then run it with
@@ -187,22 +199,17 @@ trace folder, which the script's header names. Edit it, then run it with
 	return cmd
 }
 
-// openTrace resolves a trace folder or a list number.
+// openTrace reads the trace arg names (see resolveTraceRef).
 func openTrace(s *settings, arg string) (*trace.Trace, error) {
 	dir := arg
-	if n, err := strconv.Atoi(arg); err == nil && !dirExists(arg) {
+	if !dirExists(arg) {
 		cfg, err := s.load()
 		if err != nil {
 			return nil, err
 		}
-		sums, err := trace.List(cfg.TraceDir)
-		if err != nil {
-			return nil, &exitError{exitFailed, err}
+		if dir, err = resolveTraceRef(cfg.TraceDir, arg); err != nil {
+			return nil, &exitError{exitUsage, err}
 		}
-		if n < 1 || n > len(sums) {
-			return nil, &exitError{exitUsage, fmt.Errorf("trace %d: there are %d traces in %s", n, len(sums), cfg.TraceDir)}
-		}
-		dir = sums[n-1].Dir
 	}
 	t, err := trace.Read(dir)
 	if err != nil {

@@ -157,6 +157,12 @@ func check(s *Settings, c *Config) error {
 	if err := resolveGrounder(s); err != nil {
 		return err
 	}
+	if err := checkBaseURL("base_url", s.BaseURL); err != nil {
+		return err
+	}
+	if err := checkBaseURL("grounder.base_url", s.Grounder.BaseURL); err != nil {
+		return err
+	}
 	if err := s.MCP.check(); err != nil {
 		return err
 	}

@@ -60,9 +60,12 @@ type Settings struct {
 	SearchKeyEnv  string `toml:"search_key_env" env:"DESKPILOT_SEARCH_KEY_ENV" usage:"environment variable holding the search API key"`
 	AllowPrivate  bool   `toml:"browser_allow_private" env:"DESKPILOT_BROWSER_ALLOW_PRIVATE" usage:"let visit_page reach private and loopback addresses"`
 
+	// The file inspector.
+	InspectFolders []string `toml:"inspect_folders" env:"DESKPILOT_INSPECT_FOLDERS" usage:"more folders inspect_file may read, besides the home folder and the run's downloads"`
+
 	// The code sandbox.
 	Sandbox      string `toml:"sandbox" env:"DESKPILOT_SANDBOX" default:"process" usage:"where the model's code runs: process (a child process) or none (inside deskpilot, for debugging)"`
-	CodeMemoryMB int    `toml:"code_memory_mb" env:"DESKPILOT_CODE_MEMORY_MB" default:"512" usage:"memory cap of the process the model's code runs in, MiB"`
+	CodeMemoryMB int    `toml:"code_memory_mb" env:"DESKPILOT_CODE_MEMORY_MB" default:"512" usage:"memory the model's code process may hold, MiB (Linux: a watchdog reads its RSS every 25 ms and stops it past this; not a kernel limit)"`
 
 	// Safety.
 	Confirm      []string `toml:"confirm" default:"launch,open_url,close_combos,send_after_read" usage:"actions the person must approve (run --yes approves all)"`

@@ -18,10 +18,7 @@ func connectMCP(ctx context.Context, cfg config.Config, a *agent.Agent, o Option
 	}
 	set := mcptools.Connect(ctx, mcptools.Options{
 		Servers: cfg.MCP.Servers,
-		Secrets: func(name string) (string, bool) {
-			v, ok := a.Secrets[name]
-			return v, ok
-		},
+		Secrets: a.Secret,
 		Approve: a.Approve,
 		Env:     o.Env,
 		Log:     o.Log,

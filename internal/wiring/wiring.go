@@ -344,6 +344,7 @@ func researchTools(_ context.Context, cfg config.Config, a *agent.Agent, model a
 		roots = append(roots, home)
 	}
 	roots = append(roots, o.Roots...)
+	roots = append(roots, cfg.InspectFolders...)
 	in := inspect.New(inspect.Options{
 		Roots:       roots,
 		DownloadDir: downloads,
