@@ -51,7 +51,7 @@ func (b *box) runStep(ctx context.Context, s step) error {
 		b.log.printf("window %q is up: %q at %v\n", s.title, w.Title, w.Frame)
 		return nil
 	}
-	return fmt.Errorf("unknown step type %q", s.kind) // decodeStep lets none through
+	return b.runControllerStep(ctx, s)
 }
 
 // execute runs an execute or command step, repeating it while its until condition
