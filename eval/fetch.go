@@ -50,8 +50,8 @@ type Inputs struct {
 
 // Download limits.
 const (
-	fetchTries = 3                // attempts per URL, as OSWorld's _download_setup
-	fetchPause = 2 * time.Second  // between attempts
+	fetchTries = 3               // attempts per URL, as OSWorld's _download_setup
+	fetchPause = 2 * time.Second // between attempts
 	maxInput   = int64(20 << 30) // bytes of one input
 )
 
