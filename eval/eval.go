@@ -110,6 +110,10 @@ type Options struct {
 	Timeout time.Duration
 	// Shard runs only every Shard.Count-th task of the suite; the zero value runs all.
 	Shard Shard
+	// Inputs is the cache of the files tasks download (OSWorld's download
+	// steps, cloud_file getters); nil means DefaultInputsDir, downloading what
+	// is missing.
+	Inputs *Inputs
 	// Progress receives a line when the evaluation starts and one per finished
 	// task (stderr in the command); nil means none.
 	Progress io.Writer

@@ -39,6 +39,16 @@ type step struct {
 	sleep          time.Duration // sleep
 	title          string        // wait_window
 	timeout        time.Duration // wait_window
+
+	files   []stepFile    // download, upload_file
+	window  windowMatch   // activate_window, close_window
+	urls    []string      // chrome_open_tabs, chrome_close_tabs
+	history []historyItem // update_browse_history
+	// cannot says why a step OSWorld defines cannot be done here (googledrive
+	// and login need Google credentials; OSWorld's own controller does not
+	// implement tidy_desktop, act or replay): the task is reported
+	// unsupported with it, never run.
+	cannot string
 }
 
 // until repeats an execute step until one of its conditions holds.
@@ -234,7 +244,7 @@ func decodeStep(raw json.RawMessage) (step, error) {
 	case "wait_window":
 		return s, decodeWaitWindow(&s, m["parameters"])
 	default:
-		return s, &UnsupportedError{What: "config step", Name: s.kind}
+		return s, decodeControllerStep(&s, m["parameters"])
 	}
 	return s, nil
 }
@@ -286,10 +296,8 @@ func decodeWaitWindow(s *step, raw json.RawMessage) error {
 // shell; a launch step's client first splits a string of several words on blanks.
 func decodeCommand(p map[string]json.RawMessage, launch bool) (command, error) {
 	var c command
-	if raw, ok := p["shell"]; ok && !isNull(raw) {
-		if err := json.Unmarshal(raw, &c.shell); err != nil {
-			return c, errors.New("shell must be true or false")
-		}
+	if raw, ok := p["shell"]; ok {
+		c.shell = pyTruthy(raw) // OSWorld passes it to subprocess as is: "true" is true
 	}
 	raw := p["command"]
 	var one string
@@ -364,6 +372,31 @@ func object(raw json.RawMessage, what string, allowed ...string) (map[string]jso
 		}
 	}
 	return m, nil
+}
+
+// pyTruthy is Python's bool() of a JSON value: false, null, 0, "", [] and {}
+// are false, anything else true (so "shell": "true", and even "false", are true,
+// as OSWorld's server takes them).
+func pyTruthy(raw json.RawMessage) bool {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return false
+	}
+	switch v := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return v
+	case float64:
+		return v != 0
+	case string:
+		return v != ""
+	case []any:
+		return len(v) > 0
+	case map[string]any:
+		return len(v) > 0
+	}
+	return true
 }
 
 func isNull(raw json.RawMessage) bool {

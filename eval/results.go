@@ -46,6 +46,12 @@ type Result struct {
 	Expected string `json:"expected,omitempty"`
 	// Check says what the checker saw when the task did not pass.
 	Check string `json:"check,omitempty"`
+	// Domain is the task's domain in OSWorld's tree ("" elsewhere).
+	Domain string `json:"domain,omitempty"`
+	// Status is "" for a task that reached a verdict, else why it did not:
+	// StatusUnsupported, StatusNotCached, StatusNotInstalled or StatusInvalid.
+	// Such tasks are never passes and are counted apart (Stats).
+	Status string `json:"status,omitempty"`
 }
 
 // Summary is the outcome of an evaluation: what `deskpilot eval --json` prints
@@ -66,6 +72,10 @@ type Summary struct {
 	// Interrupted is true when the evaluation was cancelled before every task
 	// finished; --resume goes on with the rest.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Overall is the success rate as OSWorld reports it, over the results so
+	// far; Domains is the same per domain of OSWorld's tree (none elsewhere).
+	Overall *Stats            `json:"overall,omitempty"`
+	Domains map[string]*Stats `json:"domains,omitempty"`
 }
 
 // Files of a results folder.
@@ -87,7 +97,9 @@ type runInfo struct {
 	Tasks      int      `json:"tasks"`       // in this shard
 	SuiteTasks int      `json:"suite_tasks"` // in the whole suite
 	IDs        []string `json:"ids"`         // this shard's tasks, in order
-	MergedFrom []string `json:"merged_from,omitempty"`
+	// Domains counts this shard's tasks per domain of OSWorld's tree.
+	Domains    map[string]int `json:"domains,omitempty"`
+	MergedFrom []string       `json:"merged_from,omitempty"`
 }
 
 // sameRun reports why a results folder cannot take results of r, if it cannot.
@@ -118,7 +130,7 @@ type outDir struct {
 // inside its last line (a crash while writing) loses only that line, which
 // resume then runs again.
 func openOut(dir string, resume bool, info runInfo) (*outDir, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("eval: results folder: %w", err)
 	}
 	o := &outDir{dir: dir, info: info, results: map[string]Result{}}
@@ -127,6 +139,10 @@ func openOut(dir string, resume bool, info runInfo) (*outDir, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		if entries, err := os.ReadDir(dir); err != nil || len(entries) > 0 {
 			return nil, fmt.Errorf("eval: results folder %s is not empty (and holds no evaluation to resume)", dir)
+		}
+		// Results hold what tasks' commands printed: only the user may read them.
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("eval: results folder: %w", err)
 		}
 	case err != nil:
 		return nil, fmt.Errorf("eval: %w", err)
@@ -150,7 +166,7 @@ func openOut(dir string, resume bool, info runInfo) (*outDir, error) {
 	for _, r := range results {
 		o.results[r.ID] = r
 	}
-	if o.f, err = os.OpenFile(filepath.Join(dir, resultsFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644); err != nil {
+	if o.f, err = os.OpenFile(filepath.Join(dir, resultsFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600); err != nil {
 		return nil, fmt.Errorf("eval: %w", err)
 	}
 	return o, nil
@@ -235,6 +251,7 @@ func (o *outDir) summary() Summary {
 			}
 		}
 	}
+	s.Overall, s.Domains = stats(s.Results, o.info.Tasks, o.info.Domains)
 	return s
 }
 
@@ -276,7 +293,7 @@ func writeAtomic(path string, write func(io.Writer) error) error {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("eval: write %s: %w", path, err)
 	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
+	if err := os.Chmod(f.Name(), 0o600); err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
 	if err := os.Rename(f.Name(), path); err != nil {

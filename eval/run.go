@@ -59,8 +59,19 @@ func Run(ctx context.Context, o Options, run Runner) (Summary, error) {
 		Tasks: len(tasks), SuiteTasks: len(suite.Tasks)}
 	for _, t := range tasks {
 		info.IDs = append(info.IDs, t.ID)
+		if t.Domain != "" {
+			if info.Domains == nil {
+				info.Domains = map[string]int{}
+			}
+			info.Domains[t.Domain]++
+		}
 	}
-	h := &harness{o: o, run: run, suite: suite}
+	h := &harness{o: o, run: run, suite: suite, inputs: o.Inputs}
+	if h.inputs == nil {
+		if h.inputs, err = defaultInputs(); err != nil {
+			return Summary{}, &StartError{err}
+		}
+	}
 	if o.XDisplay != "" {
 		if h.shared, err = xdisplay.Attach(o.XDisplay); err != nil {
 			return Summary{}, &StartError{fmt.Errorf("eval: %w", err)}
@@ -102,6 +113,7 @@ type harness struct {
 	out    *outDir
 	suite  *Suite
 	shared *xdisplay.Display // with Options.XDisplay
+	inputs *Inputs           // the download cache
 	cancel context.CancelCauseFunc
 
 	progressMu sync.Mutex
@@ -160,7 +172,7 @@ func (h *harness) task(ctx context.Context, t *Task) {
 // when ctx was cancelled before the task finished: it is then not recorded.
 func (h *harness) runTask(ctx context.Context, t *Task) (res Result, ok bool) {
 	start := h.o.Now()
-	res = Result{ID: t.ID, Exit: 1, Expected: t.Answer}
+	res = Result{ID: t.ID, Exit: 1, Expected: t.Answer, Domain: t.Domain}
 	defer func() {
 		if p := recover(); p != nil {
 			res.Correct, res.Score = false, 0
@@ -170,7 +182,11 @@ func (h *harness) runTask(ctx context.Context, t *Task) (res Result, ok bool) {
 		res.Seconds = math.Round(h.o.Now().Sub(start).Seconds()*10) / 10
 	}()
 	if t.Problem != nil {
-		res.Error = t.Problem.Error()
+		res.Error, res.Status = t.Problem.Error(), statusOf(t.Problem)
+		return res, true
+	}
+	if err := h.preflight(t); err != nil {
+		res.Error, res.Status = "setup: "+err.Error(), statusOf(err)
 		return res, true
 	}
 	dir, err := filepath.Abs(filepath.Join(h.o.Out, tasksDir, safeName(t.ID)))
@@ -178,7 +194,7 @@ func (h *harness) runTask(ctx context.Context, t *Task) (res Result, ok bool) {
 		err = os.RemoveAll(dir)
 	}
 	if err == nil {
-		err = os.MkdirAll(filepath.Join(dir, "trace"), 0o755)
+		err = os.MkdirAll(filepath.Join(dir, "trace"), 0o700)
 	}
 	if err != nil {
 		res.Error = fmt.Sprintf("eval: task folder: %v", err)
@@ -196,6 +212,11 @@ func (h *harness) runTask(ctx context.Context, t *Task) (res Result, ok bool) {
 		return res, true
 	}
 	defer b.close()
+	defer b.attachInputs(h.inputs)()
+	if err := b.prepareApps(); err != nil {
+		res.Error = fmt.Sprintf("eval: task folder: %v", err)
+		return res, true
+	}
 	return h.runAndCheck(ctx, t, b, res)
 }
 
@@ -203,7 +224,7 @@ func (h *harness) runTask(ctx context.Context, t *Task) (res Result, ok bool) {
 func (h *harness) runAndCheck(ctx context.Context, t *Task, b *box, res Result) (Result, bool) {
 	if t.os != nil {
 		if err := b.runSteps(ctx, t.os.config, "config"); err != nil {
-			res.Error = "setup: " + err.Error()
+			res.Error, res.Status = "setup: "+err.Error(), statusOf(err)
 			return res, ctx.Err() == nil
 		}
 	}
@@ -237,6 +258,7 @@ func (h *harness) runAndCheck(ctx context.Context, t *Task, b *box, res Result) 
 		}
 		if err != nil {
 			errs = append(errs, "check: "+err.Error())
+			res.Status = statusOf(err)
 		}
 		res.Score, res.Correct, res.Check = v.score, err == nil && v.score == 1, v.note
 	}

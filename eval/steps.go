@@ -32,7 +32,7 @@ func (b *box) runStep(ctx context.Context, s step) error {
 	case "command", "execute":
 		return b.execute(ctx, s)
 	case "launch":
-		return b.launch(ctx, b.argv(s.cmd))
+		return b.launch(ctx, b.argv(b.resolve(s.cmd)))
 	case "open":
 		p := b.path(s.path)
 		if _, err := os.Stat(p); err != nil {
@@ -51,7 +51,7 @@ func (b *box) runStep(ctx context.Context, s step) error {
 		b.log.printf("window %q is up: %q at %v\n", s.title, w.Title, w.Frame)
 		return nil
 	}
-	return fmt.Errorf("unknown step type %q", s.kind) // decodeStep lets none through
+	return b.runControllerStep(ctx, s)
 }
 
 // execute runs an execute or command step, repeating it while its until condition
@@ -60,7 +60,7 @@ func (b *box) runStep(ctx context.Context, s step) error {
 func (b *box) execute(ctx context.Context, s step) error {
 	deadline := time.Now().Add(commandTimeout)
 	for {
-		res, err := b.exec(ctx, s.cmd)
+		res, err := b.exec(ctx, b.resolve(s.cmd))
 		if err != nil {
 			return err
 		}

@@ -47,8 +47,12 @@ type Suite struct {
 
 // Task is one task of a suite.
 type Task struct {
-	// ID is the task's id, unique in its suite.
+	// ID is the task's id, unique in its suite: for OSWorld's own tree
+	// "domain/id" (its ids are unique only within a domain).
 	ID string
+	// Domain is the task's domain in OSWorld's tree (its examples/ folder:
+	// "chrome", "os", ...); "" elsewhere.
+	Domain string
 	// Instruction is the question (GAIA) or the instruction (OSWorld).
 	Instruction string
 	// Source is the file (and for JSONL the line) the task came from.
@@ -97,8 +101,10 @@ func (e *TaskError) Error() string { return fmt.Sprintf("invalid task (%s): %v",
 func (e *TaskError) Unwrap() error { return e.Err }
 
 // Load reads the suite at path: a GAIA .jsonl file, one OSWorld task .json file,
-// or a folder (GAIA when it holds metadata.jsonl, else every OSWorld task .json
-// below it, in sorted path order). A file that is not JSON, or two tasks with the
+// OSWorld's own tree (evaluation_examples/ or its examples/ folder, with the
+// tasks test_all.json lists; or an index file such as test_small.json, with
+// the tasks it lists), or a folder (GAIA when it holds metadata.jsonl, else
+// every OSWorld task .json below it, in sorted path order). A file that is not JSON, or two tasks with the
 // same id, fail the load; a task that is malformed or needs something unsupported
 // loads with its Problem set.
 func Load(path string) (*Suite, error) {
@@ -111,7 +117,11 @@ func Load(path string) (*Suite, error) {
 		return nil, fmt.Errorf("eval: suite: %w", err)
 	}
 	s := &Suite{Path: abs, Name: strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))}
+	examples, index, tree := treeOf(abs, fi.IsDir())
 	switch {
+	case tree:
+		s.Name, s.Format = treeName(examples, index), FormatOSWorld
+		err = loadOSWorldTree(s, examples, index)
 	case fi.IsDir():
 		s.Name = filepath.Base(abs)
 		if meta := filepath.Join(abs, "metadata.jsonl"); isFile(meta) {

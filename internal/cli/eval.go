@@ -22,6 +22,7 @@ import (
 // (docs/eval.md has the table).
 type evalFlags struct {
 	out, resume, screen, xDisplay, shard string
+	cache                                string // --cache (eval_fetch.go)
 	displayServer                        string // --display-server (evalsway.go)
 	parallel, maxSteps                   int
 	timeout                              time.Duration
@@ -60,7 +61,8 @@ shards and Kubernetes.`,
 	fl.BoolVar(&f.asJSON, "json", false, "print the summary as JSON on stdout")
 	fl.StringVar(&f.displayServer, "display-server", "xvfb", "what the agent drives in each task: xvfb (the task's X display) or sway (a headless sway of the task's own)")
 	fl.BoolVarP(&f.yes, "yes", "y", false, "approve every action the safety policy asks about (unattended runs refuse them otherwise)")
-	cmd.AddCommand(newEvalMergeCmd())
+	fl.StringVar(&f.cache, "cache", "", "read the files tasks download only from this inputs cache (filled by 'deskpilot eval fetch'); default: the user's cache folder, downloading what is missing")
+	cmd.AddCommand(newEvalMergeCmd(), newEvalFetchCmd())
 	return cmd
 }
 
@@ -84,6 +86,9 @@ func (f *evalFlags) options(suite string) (eval.Options, error) {
 		return o, errors.New("--max-steps and --timeout cannot be negative")
 	}
 	var err error
+	if o.Inputs, err = inputsFor(f.cache); err != nil {
+		return o, err
+	}
 	if f.screen != "" {
 		if o.Screen, err = eval.ParseScreen(f.screen); err != nil {
 			return o, fmt.Errorf("--screen: %w", err)

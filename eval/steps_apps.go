@@ -1,0 +1,74 @@
+//go:build linux
+
+package eval
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// appAliases are programs OSWorld's VM has under another name than Debian:
+// Google Chrome is Chromium here, python is python3.
+var appAliases = map[string]string{"google-chrome": "chromium", "python": "python3"}
+
+// chromeShim runs Chromium as OSWorld's tasks start google-chrome: with the
+// profile where OSWorld's getters read it (~/.config/google-chrome), without
+// the first-run and default-browser prompts the VM snapshot has dismissed, the
+// password store in the profile (no keyring in a task), and no sandbox of its
+// own (the task's box is the sandbox; Chromium's needs privileges a box has
+// not). --test-type hides the banner --no-sandbox would show.
+const chromeShim = `#!/bin/sh
+exec chromium --user-data-dir="$HOME/.config/google-chrome" --no-first-run --no-default-browser-check \
+  --password-store=basic --disable-dev-shm-usage --no-sandbox --test-type "$@"
+`
+
+const pythonShim = `#!/bin/sh
+exec python3 "$@"
+`
+
+// prepareApps puts, in the task's ~/.local/bin (first on its PATH), the
+// programs of appAliases this machine lacks under OSWorld's name but has under
+// Debian's.
+func (b *box) prepareApps() error {
+	bin := filepath.Join(b.home, ".local", "bin")
+	shims := map[string]string{"google-chrome": chromeShim, "python": pythonShim}
+	made := false
+	for name, script := range shims {
+		if _, err := exec.LookPath(name); err == nil {
+			continue
+		}
+		if _, err := exec.LookPath(appAliases[name]); err != nil {
+			continue
+		}
+		if err := os.MkdirAll(bin, 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
+			return err
+		}
+		made = true
+	}
+	if made {
+		path, _ := b.lookup("PATH")
+		b.env = setEnv(b.env, "PATH="+strings.TrimSuffix(bin+":"+path, ":"))
+	}
+	return nil
+}
+
+// resolve points a command that is no shell script at the program
+// prepareApps provided for its name, when it did: exec finds programs on the
+// harness's PATH, not on the task's.
+func (b *box) resolve(c command) command {
+	if c.shell || len(c.args) == 0 || strings.Contains(c.args[0], "/") {
+		return c
+	}
+	p := filepath.Join(b.home, ".local", "bin", c.args[0])
+	if _, ok := appAliases[c.args[0]]; ok {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			c.args = append([]string{p}, c.args[1:]...)
+		}
+	}
+	return c
+}
