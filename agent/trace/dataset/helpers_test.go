@@ -5,6 +5,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"sync"
 	"testing"
 	"time"
 
@@ -82,9 +83,16 @@ func writeRun(t testing.TB, root string, spec runSpec) string {
 	return w.Dir()
 }
 
+// screens caches screenPNG's images: benchmarks draw the same ones often.
+var screens sync.Map
+
 // screenPNG draws a desktop: a background and three windows placed by seed.
 func screenPNG(t testing.TB, w, h, seed int) []byte {
 	t.Helper()
+	key := [3]int{w, h, seed}
+	if b, ok := screens.Load(key); ok {
+		return b.([]byte)
+	}
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	fill := func(r image.Rectangle, c color.RGBA) {
 		r = r.Intersect(img.Rect)
@@ -105,6 +113,7 @@ func screenPNG(t testing.TB, w, h, seed int) []byte {
 	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&b, img); err != nil {
 		t.Fatal(err)
 	}
+	screens.Store(key, b.Bytes())
 	return b.Bytes()
 }
 

@@ -83,7 +83,7 @@ func TestParquetReadByDuckDB(t *testing.T) {
 		name := filepath.Base(dir)
 		str := func(k string) string { s, _ := row[k].(string); return s }
 		if str("id") != name || str("task") != "Fill in the form" || str("model") != "fake-model" || str("dialect") != "code" ||
-			str("coord_mode") != "pixels" || str("outcome") != "answered" || num(row["steps"]) != 4 || num(row["screen_width"]) != 320 {
+			str("coord_mode") != "pixels" || str("outcome") != "answered" || intOf(row["steps"]) != 4 || intOf(row["screen_width"]) != 320 {
 			t.Errorf("row %d: %v", i, brief(row))
 		}
 		if i == 0 && (row["score"] != nil || str("task_id") != "" || row["task_completed"] != true) {
@@ -111,7 +111,7 @@ func TestParquetReadByDuckDB(t *testing.T) {
 			if !bytes.Equal(data, want) {
 				t.Errorf("row %d step %d: the image is not the recorded PNG (%d bytes, want %d)", i, j+1, len(data), len(want))
 			}
-			if num(list("step_numbers")[j]) != s.Number || list("thoughts")[j] != s.Thought || list("code")[j] != s.Code ||
+			if intOf(list("step_numbers")[j]) != s.Number || list("thoughts")[j] != s.Thought || list("code")[j] != s.Code ||
 				list("observations")[j] != s.Observation.Text || list("errors")[j] != s.Observation.Error {
 				t.Errorf("row %d step %d: %v %q %q %q", i, j+1, list("step_numbers")[j], list("thoughts")[j], list("code")[j], list("observations")[j])
 			}
@@ -149,7 +149,7 @@ func TestParquetReadByDuckDB(t *testing.T) {
 	}
 }
 
-func num(v any) int {
+func intOf(v any) int {
 	switch x := v.(type) {
 	case float64:
 		return int(x)
