@@ -7,6 +7,7 @@ import (
 	"image"
 	"runtime"
 
+	"deskpilot/agent/dialect"
 	"deskpilot/agent/trace"
 )
 
@@ -32,7 +33,7 @@ func (r *runState) openRecorder() error {
 	}
 	start := trace.Event{
 		Type: trace.TypeRunStart, T: r.started, Task: r.task, Model: r.cfg.Model, BaseURL: r.cfg.BaseURL,
-		CoordMode: string(r.mapper.Mode), Screen: trace.RectOf(r.a.Display), Image: trace.SizeOf(r.mapper.Image),
+		CoordMode: string(r.mapper.Mode), Dialect: dialectName(r.dialect), Screen: trace.RectOf(r.a.Display), Image: trace.SizeOf(r.mapper.Image),
 		MaxSteps: r.cfg.MaxSteps, AppVersion: r.a.Version, HostOS: runtime.GOOS + "/" + runtime.GOARCH,
 	}
 	if n := len(r.priors); n > 0 {
@@ -157,4 +158,12 @@ func (rc *recorder) close() {
 	if err := rc.w.Close(); err != nil {
 		rc.r.a.log().Warn("trace close", "err", err)
 	}
+}
+
+// dialectName is the name of the run's dialect, as run_start records it.
+func dialectName(d dialect.Dialect) string {
+	if d == nil {
+		return dialect.Default
+	}
+	return d.Name()
 }

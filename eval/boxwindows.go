@@ -121,21 +121,6 @@ func (b *box) windowAction(m windowMatch, message string) (found ewmhWindow, ok 
 	return found, true, nil
 }
 
-// activeWindow is the window manager's _NET_ACTIVE_WINDOW (0 when none).
-func (b *box) activeWindow() (xproto.Window, error) {
-	c, err := xconn.DialAuth(b.d.Name, b.d.XAuthority)
-	if err != nil {
-		return 0, err
-	}
-	defer closeX(c)
-	root := xproto.Setup(c).DefaultScreen(c).Root
-	ids, err := windowProp32(c, root, "_NET_ACTIVE_WINDOW")
-	if err != nil || len(ids) == 0 {
-		return 0, err
-	}
-	return xproto.Window(ids[0]), nil
-}
-
 func internAtom(c *xgb.Conn, name string) (xproto.Atom, error) {
 	r, err := xproto.InternAtom(c, false, uint16(len(name)), name).Reply()
 	if err != nil {

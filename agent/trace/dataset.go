@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"image/png"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -353,36 +352,5 @@ func writeFileAtomic(path string, data []byte) error {
 // and encodes the result as PNG. A mean, unlike a blur or a mosaic, keeps
 // nothing of the text that was there to be recovered.
 func flatten(img image.Image, rects []image.Rectangle) ([]byte, error) {
-	b := img.Bounds()
-	out := image.NewRGBA(b)
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			out.Set(x, y, img.At(x, y))
-		}
-	}
-	for _, r := range rects {
-		r = r.Intersect(b)
-		if r.Empty() {
-			continue
-		}
-		var sum [3]int
-		for y := r.Min.Y; y < r.Max.Y; y++ {
-			for x := r.Min.X; x < r.Max.X; x++ {
-				p := out.Pix[out.PixOffset(x, y):]
-				sum[0], sum[1], sum[2] = sum[0]+int(p[0]), sum[1]+int(p[1]), sum[2]+int(p[2])
-			}
-		}
-		n := r.Dx() * r.Dy()
-		for y := r.Min.Y; y < r.Max.Y; y++ {
-			for x := r.Min.X; x < r.Max.X; x++ {
-				p := out.Pix[out.PixOffset(x, y):]
-				p[0], p[1], p[2], p[3] = uint8(sum[0]/n), uint8(sum[1]/n), uint8(sum[2]/n), 255
-			}
-		}
-	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, out); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return encodePNG(flattenRGBA(img, rects))
 }

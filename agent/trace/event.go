@@ -57,6 +57,7 @@ type Event struct {
 	Model      string `json:"model,omitempty"`       // model name
 	BaseURL    string `json:"base_url,omitempty"`    // endpoint; the Writer drops credentials and the query
 	CoordMode  string `json:"coord_mode,omitempty"`  // "pixels" | "norm1000"
+	Dialect    string `json:"dialect,omitempty"`     // the reply format the model writes ("code", "uitars-1.5", ...); absent in older traces
 	Screen     *Rect  `json:"screen,omitempty"`      // target display, root pixels
 	Image      *Size  `json:"image,omitempty"`       // size of the images the model sees, pixels
 	MaxSteps   int    `json:"max_steps,omitempty"`   // step limit

@@ -51,7 +51,7 @@ func (d *redactor) str(s string) string { return d.r.Text(s) }
 // pointer or slice with e, so the Writer may adjust it freely.
 func (d *redactor) event(e Event) Event {
 	s := d.str
-	e.Task, e.Model, e.BaseURL, e.CoordMode = s(e.Task), s(e.Model), s(e.BaseURL), s(e.CoordMode)
+	e.Task, e.Model, e.BaseURL, e.CoordMode, e.Dialect = s(e.Task), s(e.Model), s(e.BaseURL), s(e.CoordMode), s(e.Dialect)
 	e.Continues, e.ContinuesSig = s(e.Continues), s(e.ContinuesSig)
 	e.AppVersion, e.HostOS = s(e.AppVersion), s(e.HostOS)
 	e.Text, e.Error, e.Code = s(e.Text), s(e.Error), s(e.Code)

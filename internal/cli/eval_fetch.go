@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -102,7 +101,6 @@ type fetchBar struct {
 	w     io.Writer
 	tty   bool
 	width int
-	last  time.Time
 }
 
 func newFetchBar(w io.Writer) *fetchBar {

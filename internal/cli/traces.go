@@ -67,7 +67,7 @@ func newTracesCmd(s *settings) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.AddCommand(list, show, newExportCmd(s), newScriptCmd(s))
+	cmd.AddCommand(list, show, newExportCmd(s), newScriptCmd(s), newDatasetCmd())
 	return cmd
 }
 
