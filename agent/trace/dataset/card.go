@@ -125,8 +125,3 @@ func isLicenceID(s string) bool {
 	return true
 }
 
-// yamlScalar quotes s for the card's front matter.
-func yamlScalar(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
-}

@@ -170,7 +170,7 @@ type callArgs struct {
 // literals read as absent.
 func parseArgs(s string) callArgs {
 	var out callArgs
-	e, err := syntax.ParseExpr("args", "f("+s+")", 0)
+	e, err := (&syntax.FileOptions{}).ParseExpr("args", "f("+s+")", 0)
 	if err != nil {
 		return out
 	}

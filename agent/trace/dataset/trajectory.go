@@ -2,7 +2,6 @@ package dataset
 
 import (
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"image"
 	"strings"
@@ -132,9 +131,6 @@ type Action struct {
 	gesture actions.Gesture
 	types   actions.Typing
 }
-
-// errSkip marks a step left out of a trajectory (no image).
-var errSkip = errors.New("skip")
 
 // build reads one run into a Trajectory; the steps without an image are
 // noted in skipped. Every text passes red.
