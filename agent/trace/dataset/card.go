@@ -124,4 +124,3 @@ func isLicenceID(s string) bool {
 	}
 	return true
 }
-
