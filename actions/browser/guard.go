@@ -24,9 +24,9 @@ type BlockedError struct {
 func (e *BlockedError) Error() string {
 	host := e.Host
 	if host == e.Addr.String() || host == "" {
-		return fmt.Sprintf("refusing to connect to %s: it is a %s address, and the browser only visits public addresses unless the person allows private ones (browser_allow_private = true in the config, DESKPILOT_BROWSER_ALLOW_PRIVATE=1, or Settings, Safety)", e.Addr, e.Reason)
+		return fmt.Sprintf("refusing to connect to %s: it is a %s address, and the browser only visits public addresses unless the person allows private ones (browser_allow_private = true in the config or DESKPILOT_BROWSER_ALLOW_PRIVATE=1)", e.Addr, e.Reason)
 	}
-	return fmt.Sprintf("refusing to connect to %s (%s): it is a %s address, and the browser only visits public addresses unless the person allows private ones (browser_allow_private = true in the config, DESKPILOT_BROWSER_ALLOW_PRIVATE=1, or Settings, Safety)", host, e.Addr, e.Reason)
+	return fmt.Sprintf("refusing to connect to %s (%s): it is a %s address, and the browser only visits public addresses unless the person allows private ones (browser_allow_private = true in the config or DESKPILOT_BROWSER_ALLOW_PRIVATE=1)", host, e.Addr, e.Reason)
 }
 
 var (

@@ -77,7 +77,7 @@ func (in *Inspector) allowed(real, asked string) error {
 	if roots == "" {
 		roots = "none are configured"
 	}
-	return fmt.Errorf("inspect: %s is %w (allowed: %s); the person can let it read more folders with inspect_folders in the config (Settings, Safety)", asked, ErrOutsideRoots, roots)
+	return fmt.Errorf("inspect: %s is %w (allowed: %s); the person can let it read more folders with inspect_folders in the config or DESKPILOT_INSPECT_FOLDERS", asked, ErrOutsideRoots, roots)
 }
 
 // allowedByUser reports a path the person exempted from the credential list.
