@@ -200,6 +200,9 @@ type summaryJSON struct {
 	Passed      int          `json:"passed"`
 	Results     []resultJSON `json:"results"`
 	Interrupted bool         `json:"interrupted"`
+	// OSWorld's rates, overall and per domain (eval's own tests check them).
+	Overall json.RawMessage `json:"overall"`
+	Domains json.RawMessage `json:"domains"`
 }
 
 type resultJSON struct {

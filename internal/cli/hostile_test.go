@@ -222,7 +222,7 @@ func TestSendAfterReadingHomeAsks(t *testing.T) {
 	if code != exitAnswered {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
-	if got := srv.Requests()[3].Last("user").Text(); !strings.Contains(got, "refused: the person did not allow sending data to localhost after reading files in your home folder") {
+	if got := srv.Requests()[3].Last("user").Text(); !strings.Contains(got, "refused: sending data to localhost after reading files in your home folder") {
 		t.Errorf("the visit to a new domain after reading a home file:\n%s", got)
 	}
 	if got := srv.Requests()[4].Last("user").Text(); strings.Contains(got, "refused") {

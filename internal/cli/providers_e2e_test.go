@@ -242,9 +242,9 @@ func TestVendorSafetyChecks(t *testing.T) {
 		next                 string // what the second request carries
 	}{
 		{"openai allowed", "gpt-5.4", "openai-computer", llmtest.Responses, openaiCall, true, true, `"acknowledged_safety_checks":[{"id":"cu_sc_67cb"`},
-		{"openai refused", "gpt-5.4", "openai-computer", llmtest.Responses, openaiCall, false, false, "did not allow"},
+		{"openai refused", "gpt-5.4", "openai-computer", llmtest.Responses, openaiCall, false, false, "no one was asked"},
 		{"gemini allowed", "gemini-3.5-flash", "gemini-computer", llmtest.Gemini, geminiCall("require_confirmation"), true, true, `"safety_acknowledgement":"true"`},
-		{"gemini refused", "gemini-3.5-flash", "gemini-computer", llmtest.Gemini, geminiCall("require_confirmation"), false, false, "did not allow"},
+		{"gemini refused", "gemini-3.5-flash", "gemini-computer", llmtest.Gemini, geminiCall("require_confirmation"), false, false, "no one was asked"},
 		{"gemini blocked", "gemini-3.5-flash", "gemini-computer", llmtest.Gemini, geminiCall("blocked"), true, false, "blocked by the model provider"},
 	}
 	for _, c := range cases {
