@@ -125,7 +125,7 @@ func bgrxToRGBA(dst, src []byte) {
 	// Both buffers are 8-byte aligned at the start of the segment or allocation, and
 	// rows are whole 4-byte pixels, so they can be read as uint32 (and as uint64 when
 	// the row start is 8-byte aligned too).
-	if uintptr(unsafe.Pointer(&src[0]))%8 == 0 && uintptr(unsafe.Pointer(&dst[0]))%8 == 0 {
+	if n >= 2 && uintptr(unsafe.Pointer(&src[0]))%8 == 0 && uintptr(unsafe.Pointer(&dst[0]))%8 == 0 {
 		const lo, mid, alpha = 0x000000ff000000ff, 0x0000ff000000ff00, 0xff000000ff000000
 		s := unsafe.Slice((*uint64)(unsafe.Pointer(&src[0])), n/2)
 		d := unsafe.Slice((*uint64)(unsafe.Pointer(&dst[0])), n/2)[:len(s)]
