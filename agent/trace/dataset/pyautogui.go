@@ -78,13 +78,15 @@ func pyCall(a Action, outcome string) ([]string, string) {
 		}
 		return out, fmt.Sprintf("scroll %s %d", dir, n)
 	}
-	switch a.Name {
-	case "type_text":
+	switch a.types {
+	case actions.TypesText:
 		t := args.str("text", 0)
 		return []string{"pyautogui.write(message=" + pyString(t) + ")"}, "type " + pyString(t)
-	case "type_secret":
+	case actions.TypesSecret:
 		// The value is never in a trace; the call keeps its place.
 		return []string{"pyautogui.write(message=" + pyString("[secret:"+args.str("name", 0)+"]") + ")"}, "type the stored secret " + pyString(args.str("name", 0))
+	}
+	switch a.Name {
 	case "press":
 		k := args.str("keys", 0)
 		keys := strings.Split(strings.ToLower(k), "+")
