@@ -314,7 +314,12 @@ func (s secretText) str(v string) string { return s.r.Text(v) }
 // name makes a trace folder name safe as a file name and free of secrets
 // (the folder's slug comes from the task, lowercased).
 func (s secretText) name(v string) string {
-	v = strings.ReplaceAll(s.lower.Text(v), Redacted, "redacted")
+	return SafeName(strings.ReplaceAll(s.lower.Text(v), Redacted, "redacted"))
+}
+
+// SafeName makes v safe as a file name: letters, digits, '-', '_' and '.'
+// stay, anything else becomes '-', and a name of only dots is "trace".
+func SafeName(v string) string {
 	v = strings.Map(func(r rune) rune {
 		if r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
 			return r

@@ -135,7 +135,7 @@ type Action struct {
 // build reads one run into a Trajectory; the steps without an image are
 // noted in skipped. Every text passes red.
 func build(src Source, t *trace.Trace, o *Options, red textRedactor, skipped *[]string) (*Trajectory, error) {
-	name := safeName(red.name(baseName(t.Dir)))
+	name := trace.SafeName(red.name(baseName(t.Dir)))
 	tr := &Trajectory{
 		ID: name, TaskID: red.str(src.TaskID), Task: red.str(t.Start.Task), Domain: red.str(src.Domain),
 		Suite: red.str(src.Suite), Licence: src.Licence, Score: src.Score,
@@ -247,18 +247,4 @@ func dialectOf(t *trace.Trace) string {
 		return t.Start.Dialect
 	}
 	return "code"
-}
-
-// safeName keeps letters, digits, '-', '_' and '.'; anything else becomes '-'.
-func safeName(v string) string {
-	v = strings.Map(func(r rune) rune {
-		if r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
-			return r
-		}
-		return '-'
-	}, v)
-	if strings.Trim(v, ".") == "" {
-		return "trace"
-	}
-	return v
 }
