@@ -3,7 +3,6 @@
 package agent_test
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"testing"
@@ -34,16 +33,7 @@ func BenchmarkStepOverhead(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { _ = d.Close() })
-		ctx, cancel := context.WithTimeout(b.Context(), time.Minute)
-		defer cancel()
-		apps, err := d.StartBusy(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, a := range apps {
-			b.Cleanup(func() { _ = a.Stop() })
-		}
-		time.Sleep(2 * time.Second) // the terminals draw their text
+		d.Busy(b)
 		b.Setenv("DISPLAY", d.Name)
 		b.Setenv("XAUTHORITY", d.XAuthority)
 		stepOverhead(b, "process", "print(%d, %d)")

@@ -4,7 +4,6 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -44,7 +43,7 @@ func BenchmarkLongRun(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = d.Close() })
-	busyDesktop(b, d)
+	d.Busy(b)
 	for _, v := range []struct {
 		name, chunk string
 		changing    bool
@@ -70,20 +69,6 @@ func scroller(b *testing.B, d *xdisplay.Display) {
 	}
 	b.Cleanup(func() { _ = a.Stop() })
 	time.Sleep(time.Second)
-}
-
-// busyDesktop fills the display with terminals full of text.
-func busyDesktop(b *testing.B, d *xdisplay.Display) {
-	ctx, cancel := context.WithTimeout(b.Context(), time.Minute)
-	defer cancel()
-	apps, err := d.StartBusy(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, a := range apps {
-		b.Cleanup(func() { _ = a.Stop() })
-	}
-	time.Sleep(2 * time.Second) // the terminals draw their text
 }
 
 func longRun(b *testing.B, d *xdisplay.Display, chunk string) {

@@ -5,6 +5,8 @@ package xdisplay
 import (
 	"context"
 	"errors"
+	"testing"
+	"time"
 )
 
 // busyTerminals are the geometries of the busy desktop's terminals (on a
@@ -37,4 +39,21 @@ func (d *Display) StartBusy(ctx context.Context) ([]*App, error) {
 		return nil, errors.Join(errors.New("xdisplay: the busy desktop's terminals did not show"), err)
 	}
 	return apps, nil
+}
+
+// Busy starts StartBusy's desktop for the test or benchmark tb, stops its apps
+// when tb ends, and waits 2 s for the terminals to draw their text; it fails
+// tb when the desktop cannot start.
+func (d *Display) Busy(tb testing.TB) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(tb.Context(), time.Minute)
+	defer cancel()
+	apps, err := d.StartBusy(ctx)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, a := range apps {
+		tb.Cleanup(func() { _ = a.Stop() })
+	}
+	time.Sleep(2 * time.Second)
 }
