@@ -102,18 +102,7 @@ func TestHeldKeysAndButtonsOnRealX(t *testing.T) {
 	}
 	for _, size := range []image.Point{fullHD, {2560, 1440}, wxga} {
 		t.Run(size.String(), func(t *testing.T) {
-			d, err := xdisplay.Start(t.Context(), xdisplay.Options{Width: size.X, Height: size.Y})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = d.Close() })
-			t.Setenv("XAUTHORITY", d.XAuthority)
-			scr := image.Rectangle{Max: size}
-			r, err := robot.New(d.Name, scr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = r.Close() })
+			d, r := robotOnDisplay(t, size)
 			events := watchPointer(t, d)
 			for _, model := range []string{"claude-sonnet-4-5", "claude-opus-4-7"} {
 				t.Run(model, func(t *testing.T) { heldOnRealX(t, r, events, size, model) })

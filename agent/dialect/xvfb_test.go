@@ -38,18 +38,7 @@ func TestDialectsClickRealWidgets(t *testing.T) {
 	}
 	for _, size := range []image.Point{fullHD, wxga} {
 		t.Run(size.String(), func(t *testing.T) {
-			d, err := xdisplay.Start(t.Context(), xdisplay.Options{Width: size.X, Height: size.Y})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = d.Close() })
-			t.Setenv("XAUTHORITY", d.XAuthority)
-			screen := image.Rectangle{Max: size}
-			r, err := robot.New(d.Name, screen)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = r.Close() })
+			d, r := robotOnDisplay(t, size)
 			form := testapps.StartForm(t, d)
 			focusForm(t, d, r, form)
 			for _, name := range []string{"uitars-1.5", "uitars-1.0", "doubao", "qwen2.5", "qwen3"} {
@@ -69,7 +58,7 @@ func TestDialectsClickRealWidgets(t *testing.T) {
 					if err != nil {
 						t.Fatalf("Parse(%q): %v", reply, err)
 					}
-					m := vision.Mapper{Display: screen, Image: sp.Image, Mode: sp.Mode}
+					m := vision.Mapper{Display: image.Rectangle{Max: size}, Image: sp.Image, Mode: sp.Mode}
 					ex := script.New(script.Options{}, script.Desktop(script.DesktopDeps{Mapper: m, Input: r})...)
 					out := ex.Exec(t.Context(), res.Code)
 					if out.Err != nil {
@@ -156,4 +145,22 @@ func familyReply(name, x, y string) string {
 	}
 	return "Action: save the form.\n" + toolCall(fmt.Sprintf(`{"action": "left_click", "coordinate": [%s, %s]}`, x, y)) + "\n" +
 		toolCall(`{"action": "answer", "text": "saved"}`)
+}
+
+// robotOnDisplay starts a private display of size for t, points XAUTHORITY
+// at it, and opens the XTest robot there; both close with t.
+func robotOnDisplay(t *testing.T, size image.Point) (*xdisplay.Display, *robot.Robot) {
+	t.Helper()
+	d, err := xdisplay.Start(t.Context(), xdisplay.Options{Width: size.X, Height: size.Y})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Close() })
+	t.Setenv("XAUTHORITY", d.XAuthority)
+	r, err := robot.New(d.Name, image.Rectangle{Max: size})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Close() })
+	return d, r
 }
