@@ -71,17 +71,19 @@ func TestDebInstallsInCleanRoot(t *testing.T) {
 		}
 	}
 
-	// As a user installs it: apt's default brings the Recommends too.
+	// As a user installs it: apt's default brings the Recommends too. A
+	// desktop session has a session bus, which AT-SPI and the keyring live on:
+	// dbus-daemon gives the root one, and doctor runs inside it.
 	t0 = time.Now()
-	r.run(t, nil, "apt-get", "install", "-y", deb)
+	r.run(t, nil, "apt-get", "install", "-y", deb, "dbus-daemon")
 	t.Logf("installed with its Recommends in %s", time.Since(t0).Round(time.Second))
 	for _, rec := range []string{"tesseract-ocr-eng", "xdg-utils", "at-spi2-core", "mousepad"} {
 		r.run(t, nil, "dpkg-query", "-W", rec)
 	}
 	srv = sizeModel(t, true)
 	model := append([]string{"OPENAI_BASE_URL=" + srv.URL, "DESKPILOT_MODEL=scripted"}, home...)
-	doc := r.run(t, model, "deskpilot", "doctor")
-	for _, check := range []string{"display", "capture", "input", "model", "xdg-open"} {
+	doc := r.run(t, model, "dbus-run-session", "--", "deskpilot", "doctor")
+	for _, check := range []string{"display", "capture", "input", "model", "a11y", "ocr", "xdg-open"} {
 		if !strings.Contains(doc, "ok   "+check) {
 			t.Errorf("doctor did not pass %s:\n%s", check, doc)
 		}
@@ -94,7 +96,7 @@ func TestDebInstallsInCleanRoot(t *testing.T) {
 	// deskpilot. Recommends of the base system's own packages, such as
 	// ca-certificates for apt, count as removable here.
 	r.run(t, nil, "apt-get", "purge", "-y", "--autoremove", "-o", "APT::AutoRemove::RecommendsImportant=false",
-		"-o", "APT::AutoRemove::SuggestsImportant=false", "deskpilot", "xvfb")
+		"-o", "APT::AutoRemove::SuggestsImportant=false", "deskpilot", "xvfb", "dbus-daemon")
 	got := lines(r.run(t, nil, "dpkg-query", "-W", "-f", "${Package}\n"))
 	if fewer := minus(lines(cleanPkgs), got); len(fewer) > 0 {
 		t.Errorf("purging removed packages of the clean root: %v", fewer)
