@@ -12,7 +12,9 @@ func groundBuiltins() []Tool {
 	return []Tool{
 		{Name: "find_text", Group: "grounding", Kind: KindScreen, Returns: "list[Match]",
 			Doc: `Read the text on the screen now (OCR) and return where text appears, best match first: a list of matches, ` +
-				`each with .text (what was read there), .x, .y, .w, .h and .score (1.0 = exactly the text asked, down to 0.6). ` +
+				`each with .text (what was read there), .x, .y, .w, .h, .score (1.0 = exactly the text asked, down to 0.6) and ` +
+				`.kind: "button" (or the control's accessible role: "menu item", "link", "entry"...) when the text is on a ` +
+				`control, "text" when it is plain text; a control comes before plain text of about the same score. ` +
 				xy + `. By default case and spacing are ignored, a phrase matches across the words of one line and small reading ` +
 				`errors are forgiven. An empty list means the text is not on the screen; the observation then says what was read ` +
 				`that comes closest.`,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"image/draw"
 	"strings"
 	"sync"
 	"testing"
@@ -364,5 +365,63 @@ func TestGroundStops(t *testing.T) {
 				t.Errorf("input sent: %q", in.Calls())
 			}
 		})
+	}
+}
+
+// A control comes before plain text that reads the same, and each match says
+// which it is: here the tree has a button under the second "Save" read.
+func TestFindTextRanksControls(t *testing.T) {
+	tree := &fakeTree{els: []a11y.Element{
+		{Name: "Save", Role: "push button", Bounds: image.Rect(1925, 5, 1975, 35), Interactive: true},
+		{Name: "Charlie", Role: "label", Bounds: image.Rect(2010, 190, 2090, 226)},
+	}}
+	e, in := newGround(t, vision.CoordPixels, GroundDeps{Text: &fakeText{words: groundWords}, Elements: tree})
+	res := e.Exec(t.Context(), `print([(m.x, m.y, m.kind) for m in find_text("Save")])
+print([m.kind for m in find_text("Charlie")])
+click_text("save")`)
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	if want := "[(15, 10, \"button\"), (910, 505, \"text\")]\n[\"text\"]\n"; res.Output != want {
+		t.Errorf("printed %q, want %q", res.Output, want)
+	}
+	if got := res.Actions[0].Result; !strings.HasPrefix(got, `2 found: "Save" (button) at (15, 10), "Save" at (910, 505)`) {
+		t.Errorf("find_text logs %q", got)
+	}
+	if calls := in.Calls(); len(calls) != 1 || calls[0] != "click (1951, 21) left x1" {
+		t.Errorf("click_text clicked %q, want the button's Save at (1951, 21)", calls)
+	}
+}
+
+// Text closed all around by a frame within a button's padding is on a
+// button; text whose background runs on, or that sits among other words, is
+// not.
+func TestButtonShaped(t *testing.T) {
+	img := image.NewRGBA(image.Rect(0, 0, 400, 200))
+	draw.Draw(img, img.Rect, image.NewUniform(color.White), image.Point{}, draw.Src)
+	black := image.NewUniform(color.Black)
+	ink := func(r image.Rectangle) { draw.Draw(img, r, black, image.Point{}, draw.Src) }
+	// A button: a 1-pixel frame 6 pixels around "text" with a stem inside.
+	button := image.Rect(50, 50, 110, 66)
+	frame := button.Inset(-6)
+	for _, r := range []image.Rectangle{
+		{frame.Min, image.Pt(frame.Max.X, frame.Min.Y+1)}, {image.Pt(frame.Min.X, frame.Max.Y-1), frame.Max},
+		{frame.Min, image.Pt(frame.Min.X+1, frame.Max.Y)}, {image.Pt(frame.Max.X-1, frame.Min.Y), frame.Max},
+	} {
+		ink(r)
+	}
+	ink(image.Rect(60, 50, 62, 66))
+	// Plain text, and a word with another word 8 pixels to its left.
+	plain := image.Rect(200, 50, 260, 66)
+	ink(image.Rect(210, 50, 212, 66))
+	word := image.Rect(200, 120, 260, 136)
+	ink(image.Rect(170, 120, 192, 136))
+	for _, c := range []struct {
+		box  image.Rectangle
+		want bool
+	}{{button, true}, {plain, false}, {word, false}, {image.Rect(0, 0, 30, 10), false}} {
+		if got := buttonShaped(img, c.box); got != c.want {
+			t.Errorf("buttonShaped(%v) = %v, want %v", c.box, got, c.want)
+		}
 	}
 }

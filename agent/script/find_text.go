@@ -27,13 +27,14 @@ func (g *ground) findText(c *Call, a *Args) (starlark.Value, error) {
 		return nil, err
 	}
 	found, places := g.placeMatches(frame, t.Find(text, exact))
+	kinds := g.rankMatches(c, frame, found, places)
 	list := make([]starlark.Value, len(found))
 	for i, m := range found {
-		list[i] = g.matchValue(m, places[i])
+		list[i] = g.matchValue(m, places[i], kinds[i])
 	}
 	result := "no match; " + g.closest(t, frame, text)
 	if len(found) > 0 {
-		result = fmt.Sprintf("%d found: %s", len(found), g.describeMatches(found, places, 3))
+		result = fmt.Sprintf("%d found: %s", len(found), g.describeMatches(found, places, kinds, 3))
 	}
 	logQuery(c, start, result, nil)
 	return starlark.NewList(list), nil
@@ -59,12 +60,13 @@ func (g *ground) clickText(c *Call, a *Args) error {
 		return err
 	}
 	found, places := g.placeMatches(frame, t.Find(text, false))
+	kinds := g.rankMatches(c, frame, found, places)
 	switch {
 	case len(found) == 0:
 		return fmt.Errorf("no text matching %q on the screen; %s", text, g.closest(t, frame, text))
 	case index >= len(found):
 		return fmt.Errorf("index %d is past the last match: %q is on the screen %d time(s), index 0 to %d: %s",
-			index, text, len(found), len(found)-1, g.describeMatches(found, places, closestShown))
+			index, text, len(found), len(found)-1, g.describeMatches(found, places, kinds, closestShown))
 	}
 	m := found[index]
 	return g.clickAt(c, places[index], fmt.Sprintf("clicked %s (score %.2f)", quoted(m.Text, 60), m.Score))
@@ -85,7 +87,7 @@ func (g *ground) placeMatches(frame *image.RGBA, ms []TextMatch) ([]TextMatch, [
 }
 
 // matchValue is one match as find_text returns it.
-func (g *ground) matchValue(m TextMatch, p place) starlark.Value {
+func (g *ground) matchValue(m TextMatch, p place, kind string) starlark.Value {
 	return starlarkstruct.FromStringDict(starlark.String("match"), starlark.StringDict{
 		"text":  starlark.String(m.Text),
 		"x":     g.coord(p.model.X),
@@ -93,18 +95,25 @@ func (g *ground) matchValue(m TextMatch, p place) starlark.Value {
 		"w":     g.coord(p.w),
 		"h":     g.coord(p.h),
 		"score": starlark.Float(math.Round(m.Score*100) / 100),
+		"kind":  starlark.String(kind),
 	})
 }
 
-// describeMatches renders up to n matches for a message: `"Save" at (10, 20)`.
-func (g *ground) describeMatches(ms []TextMatch, places []place, n int) string {
+// describeMatches renders up to n matches for a message: `"Save" at (10, 20)`,
+// with the kind when the text is on a control: `"Save" (button) at (10, 20)`.
+// kinds may be nil.
+func (g *ground) describeMatches(ms []TextMatch, places []place, kinds []string, n int) string {
 	parts := make([]string, 0, min(n, len(ms))+1)
 	for i, m := range ms {
 		if i == n {
 			parts = append(parts, fmt.Sprintf("and %d more", len(ms)-n))
 			break
 		}
-		parts = append(parts, quoted(m.Text, 60)+" at "+g.at(places[i]))
+		what := quoted(m.Text, 60)
+		if kinds != nil && kinds[i] != kindText {
+			what += " (" + kinds[i] + ")"
+		}
+		parts = append(parts, what+" at "+g.at(places[i]))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -33,6 +33,7 @@ func TestGroundedTasks(t *testing.T) {
 					t.Run("xmessage click_mark", func(t *testing.T) { xmessageMarks(t, k, mode, reader) })
 					t.Run("tk click_text", func(t *testing.T) { tkForm(t, k, mode, reader) })
 					t.Run("zenity click_element", func(t *testing.T) { zenityEntry(t, k, mode, reader) })
+					t.Run("zenity find_text", func(t *testing.T) { zenityFindText(t, k, mode, reader) })
 					t.Run("zenity click_mark", func(t *testing.T) { zenityMarks(t, k, mode, reader) })
 				})
 			}
@@ -40,13 +41,15 @@ func TestGroundedTasks(t *testing.T) {
 	}
 }
 
-// xmessageFindText: find_text's x and y, passed to click, hit an Xaw button.
+// xmessageFindText: find_text's x and y, passed to click, hit an Xaw button;
+// the button comes first though the label above it reads the same word, and
+// each match says which it is (Xaw has no tree: the button's shape tells).
 func xmessageFindText(t *testing.T, k *desk, mode string, reader *ocr.Reader) {
-	app := k.start(t, "xmessage", "-buttons", "Alpha,Bravo,Charlie", "-print", "Pick a name")
+	app := k.start(t, "xmessage", "-buttons", "Alpha,Bravo,Charlie", "-print", "Pick Charlie")
 	k.window(t, app, "xmessage")
 	fin, srv := k.run(t, config.Settings{CoordMode: mode}, reader, "Press Charlie",
 		code(`ms = find_text("charlie")
-print(len(ms), ms[0].text, ms[0].score)
+print(len(ms), ms[0].text, ms[0].score, [m.kind for m in ms])
 click(ms[0].x, ms[0].y)`),
 		code(`final_answer("pressed")`))
 	if fin.Outcome != agent.Answered {
@@ -55,7 +58,29 @@ click(ms[0].x, ms[0].y)`),
 	if code, out := exited(t, app); code != 103 || out != "Charlie" {
 		t.Errorf("xmessage exited %d printing %q, want 103 (its third button) and Charlie", code, out)
 	}
-	if obs := lastText(t, srv, 1); !strings.Contains(obs, "1 Charlie 1.0") || !strings.Contains(obs, `find_text("charlie"): 1 found: "Charlie" at (`) {
+	if obs := lastText(t, srv, 1); !strings.Contains(obs, `2 Charlie 1.0 ["button", "text"]`) ||
+		!strings.Contains(obs, `find_text("charlie"): 2 found: "Charlie" (button) at (`) {
+		t.Errorf("observation:\n%s", obs)
+	}
+}
+
+// zenityFindText: on a GTK dialog the tree tells the button from the label
+// that reads the same; click_text clicks the button.
+func zenityFindText(t *testing.T, k *desk, mode string, reader *ocr.Reader) {
+	app := k.start(t, "zenity", "--question", "--title", "Kinds test", "--text", "Pick Charlie",
+		"--ok-label", "Charlie", "--cancel-label", "Alpha")
+	k.element(t, app, a11y.Query{Name: "Charlie", Exact: true, Role: "push button"})
+	fin, srv := k.run(t, config.Settings{CoordMode: mode}, reader, "Press Charlie",
+		code(`print([m.kind for m in find_text("charlie")])
+click_text("charlie")`),
+		code(`final_answer("pressed")`))
+	if fin.Outcome != agent.Answered {
+		t.Fatalf("run %+v; observation:\n%s", fin, lastText(t, srv, len(srv.Requests())-1))
+	}
+	if code, _ := exited(t, app); code != 0 {
+		t.Errorf("zenity exited %d, want 0 (its OK button, labelled Charlie)", code)
+	}
+	if obs := lastText(t, srv, 1); !strings.Contains(obs, `["button", "text"]`) {
 		t.Errorf("observation:\n%s", obs)
 	}
 }
