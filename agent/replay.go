@@ -61,6 +61,9 @@ type Check struct {
 	Targets []TargetCheck
 	// Note says why the screen could not be compared, when it could not.
 	Note string
+	// Hover is the control under the pointer, root coordinates, when it is
+	// lit by the pointer and otherwise as recorded: it is not compared.
+	Hover image.Rectangle
 	// Diverged reports that the step must not run as recorded; Adapted that
 	// moved targets will be acted on where they are now; Relaxed that the
 	// screen looks too different but --adapt goes on (see Recording.Adapt).
@@ -92,6 +95,9 @@ func (c Check) String() string {
 		}
 		if c.Relaxed {
 			b.WriteString(" (the layout moved: --adapt goes by the targets)")
+		}
+		if !c.Hover.Empty() {
+			fmt.Fprintf(&b, ", the pointer's highlight in (%d, %d)-(%d, %d) aside", c.Hover.Min.X, c.Hover.Min.Y, c.Hover.Max.X, c.Hover.Max.Y)
 		}
 	}
 	for _, t := range c.Targets {

@@ -70,6 +70,12 @@ func (r *replayCheck) check(ctx context.Context, step int) (Check, map[vision.Sc
 	// deskpilot's windows now, the pointer, and what was masked when the
 	// frame was recorded (the app's own window) are not compared.
 	ignore := append(r.checkIgnore(now.Rect.Min), vision.MaskedAreas(rec)...)
+	if at, ok := r.pointerAt(now.Rect.Min); ok {
+		if h := hoverArea(now, rec, at, pointerSprite(at)); !h.Empty() {
+			ignore = append(ignore, h)
+			c.Hover = h.Sub(now.Rect.Min).Add(org)
+		}
+	}
 	lk := vision.Compare(now, rec, ignore)
 	c.Screen = lk.Score
 	if !lk.Diff.Empty() {
@@ -199,13 +205,29 @@ func (r *replayCheck) checkIgnore(min image.Point) []image.Rectangle {
 	for _, w := range r.ownIgnore() {
 		out = append(out, w.Add(min))
 	}
-	if r.a.Cursor != nil {
-		if c, err := r.a.Cursor(); err == nil && c.In(r.a.Display) {
-			c = c.Sub(r.a.Display.Min).Add(min)
-			out = append(out, image.Rect(c.X-4, c.Y-4, c.X+28, c.Y+36)) // an arrow pointer hangs right and down
-		}
+	if at, ok := r.pointerAt(min); ok {
+		out = append(out, pointerSprite(at))
 	}
 	return out
+}
+
+// pointerAt is the pointer's hotspot in the pixels of a frame whose
+// top-left corner is min, when it is on the display.
+func (r *replayCheck) pointerAt(min image.Point) (image.Point, bool) {
+	if r.a.Cursor == nil {
+		return image.Point{}, false
+	}
+	c, err := r.a.Cursor()
+	if err != nil || !c.In(r.a.Display) {
+		return image.Point{}, false
+	}
+	return c.Sub(r.a.Display.Min).Add(min), true
+}
+
+// pointerSprite is where the pointer's image may lie when its hotspot is at:
+// an arrow hangs right and down.
+func pointerSprite(at image.Point) image.Rectangle {
+	return image.Rect(at.X-4, at.Y-4, at.X+28, at.Y+36)
 }
 
 // subImage is the part r of img (whose bounds r lies in).

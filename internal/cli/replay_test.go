@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -297,4 +298,96 @@ func newestActions(t *testing.T, traces string) []string {
 		}
 	}
 	return names
+}
+
+// The pointer resting on a recorded click's target lights the control up
+// (Tk's active background): the replay leaves the highlight out of its check
+// and repeats the click, which saves the form. A run recorded with the
+// pointer elsewhere is the recording.
+func TestReplayPointerOnTarget(t *testing.T) {
+	traces := isolate(t)
+	d := attachDisplay(t)
+	first := testapps.StartForm(t, d)
+	srv := llmtest.New(t,
+		llmtest.Reply{Func: func(req llmtest.Request) string {
+			return fmt.Sprintf("Thought: save.\n```python\nclick(%s)\n```", formClick(t, first, "save", req))
+		}},
+		reply(`final_answer("saved the form")`),
+	)
+	park(t, 5, 5)
+	if out, code := cli(t, "", "run", "--base-url", srv.URL, "--model", "m", "--trace-dir", traces, "--json", "-q", "Save the form"); code != 0 {
+		t.Fatalf("run: exit %d:\n%s", code, out)
+	}
+	sums, err := trace.List(traces)
+	if err != nil || len(sums) == 0 {
+		t.Fatalf("no trace: %v", err)
+	}
+	rec := sums[0].Dir
+	closeForm(t, d)
+
+	park(t, 5, 5) // where the recording's frame had it
+	form := testapps.StartForm(t, d)
+	defer closeForm(t, d)
+	save, err := form.Widget("save")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := widgetPixels(t, save)
+	c := image.Pt((save.Min.X+save.Max.X)/2, (save.Min.Y+save.Max.Y)/2)
+	park(t, c.X+8, c.Y) // beside the label, clear of the arrow's image
+	lit := false
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline) && !lit; time.Sleep(50 * time.Millisecond) {
+		lit = litPixels(plain, widgetPixels(t, save)) > save.Dx()*save.Dy()/2
+	}
+	if !lit {
+		t.Fatal("the Save button does not light up under the pointer: the case is not made")
+	}
+	out, code := cli(t, "", "replay", rec, "--yes", "--trace-dir", traces)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if name, _, err := form.Saved(); err != nil || name != "" {
+		t.Errorf("the replay saved %q (%v)\n%s", name, err, out)
+	}
+	if !strings.Contains(out, "the pointer's highlight in (") {
+		t.Errorf("the replay does not say it left the highlight out:\n%s", out)
+	}
+}
+
+// litPixels counts the pixels whose colour moved between a and b (same
+// bounds) by more than the least step of a highlight.
+func litPixels(a, b *image.RGBA) int {
+	n := 0
+	for y := a.Rect.Min.Y; y < a.Rect.Max.Y; y++ {
+		for x := a.Rect.Min.X; x < a.Rect.Max.X; x++ {
+			p, q := a.RGBAAt(x, y), b.RGBAAt(x, y)
+			if d := int(p.R) - int(q.R); d > 8 || d < -8 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// park moves the pointer of the test's display to (x, y).
+func park(t *testing.T, x, y int) {
+	t.Helper()
+	if out, err := exec.CommandContext(t.Context(), "xdotool", "mousemove", fmt.Sprint(x), fmt.Sprint(y)).CombinedOutput(); err != nil {
+		t.Fatalf("xdotool: %v: %s", err, out)
+	}
+}
+
+// widgetPixels captures r (root coordinates) of the test's display.
+func widgetPixels(t *testing.T, r image.Rectangle) *image.RGBA {
+	t.Helper()
+	sc, err := screen.Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	img, err := sc.Capture(t.Context(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
 }
