@@ -14,6 +14,7 @@ import (
 
 	"deskpilot/a11y"
 	"deskpilot/actions"
+	"deskpilot/internal/wait"
 	"deskpilot/vision"
 
 	"go.starlark.net/starlark"
@@ -178,9 +179,13 @@ func (g *ground) readScreen(c *Call) (ScreenText, *image.RGBA, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	shift := frame.Rect.Min.Sub(g.Mapper.Display.Min)
-	for _, r := range g.excluded() {
-		draw.Draw(frame, r.Add(shift).Intersect(frame.Rect), image.NewUniform(color.White), image.Point{}, draw.Src)
+	return g.readFrame(c, frame)
+}
+
+// readFrame paints deskpilot's own windows out of frame and reads its text.
+func (g *ground) readFrame(c *Call, frame *image.RGBA) (ScreenText, *image.RGBA, error) {
+	for _, r := range g.ownInFrame(frame) {
+		draw.Draw(frame, r, image.NewUniform(color.White), image.Point{}, draw.Src)
 	}
 	defer c.Untimed()()
 	t, err := g.Text.ReadText(c.Ctx, frame)
@@ -191,6 +196,60 @@ func (g *ground) readScreen(c *Call) (ScreenText, *image.RGBA, error) {
 		return nil, nil, fmt.Errorf("read the screen's text: %w", err)
 	}
 	return t, frame, nil
+}
+
+// ownInFrame is deskpilot's own windows in frame's pixels.
+func (g *ground) ownInFrame(frame *image.RGBA) []image.Rectangle {
+	shift := frame.Rect.Min.Sub(g.Mapper.Display.Min)
+	var out []image.Rectangle
+	for _, r := range g.excluded() {
+		if r = r.Add(shift).Intersect(frame.Rect); !r.Empty() {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Reading again after a search found nothing.
+const (
+	againPause = 100 * time.Millisecond // between two looks at the screen
+	againWait  = 1500 * time.Millisecond
+)
+
+// readAgain reads the screen once more when a search of frame found nothing
+// and the screen has changed since: a window still being drawn (on a loaded
+// machine a window shows some time after it is mapped) is read once it
+// stands still, within againWait. ok is false when the screen has not
+// changed, and the first reading stands. The wait does not count toward the
+// block's time limit; Stop and the deadline end it with their error.
+func (g *ground) readAgain(c *Call, frame *image.RGBA) (t ScreenText, now *image.RGBA, ok bool, err error) {
+	own := g.ownInFrame(frame)
+	resume := c.Untimed()
+	prev := frame
+	changed := false
+	for deadline := time.Now().Add(againWait); time.Now().Before(deadline); {
+		if err := wait.Sleep(c.Ctx, againPause); err != nil {
+			resume()
+			return nil, nil, false, c.stopped()
+		}
+		cur, err := g.capture(c.Ctx)
+		if err != nil {
+			resume()
+			return nil, nil, false, err
+		}
+		still := vision.Same(prev, cur, own)
+		changed = changed || !still
+		prev = cur
+		if still {
+			break
+		}
+	}
+	resume()
+	if !changed {
+		return nil, nil, false, nil
+	}
+	t, now, err = g.readFrame(c, prev)
+	return t, now, err == nil, err
 }
 
 // settle waits, untimed, until the screen answers the block's last action.

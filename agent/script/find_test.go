@@ -425,3 +425,54 @@ func TestButtonShaped(t *testing.T) {
 		}
 	}
 }
+
+// drawingFrames is a window being drawn: the first frames are plain, the
+// rest show a mark at (100, 200) that textOnMark reads as "Charlie".
+type drawingFrames struct {
+	size  image.Point
+	plain int
+	mu    sync.Mutex
+	n     int
+}
+
+func (f *drawingFrames) Capture(context.Context) (*image.RGBA, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.n++
+	img := image.NewRGBA(image.Rectangle{Max: f.size})
+	if f.n > f.plain {
+		img.SetRGBA(100, 200, color.RGBA{0, 0, 0, 255})
+	}
+	return img, nil
+}
+
+type textOnMark struct{}
+
+func (textOnMark) ReadText(_ context.Context, frame *image.RGBA) (ScreenText, error) {
+	if frame.RGBAAt(100, 200).A == 0 {
+		return fakeScreen(nil), nil
+	}
+	return fakeScreen(groundWords[:1]), nil
+}
+
+// A search that finds nothing on a screen still being drawn reads it again
+// once it stands still; on a screen that has not changed, the first reading
+// stands.
+func TestFindTextReadsAgain(t *testing.T) {
+	for _, c := range []struct {
+		plain      int
+		want       string
+		wantFrames int
+	}{{1, "1", 3}, {1000, "0", 2}} {
+		frames := &drawingFrames{size: testDisplay.Size(), plain: c.plain}
+		d := DesktopDeps{Mapper: vision.NewMapper(testDisplay, 960, vision.CoordPixels), Input: &fakeInput{}, Frames: frames}
+		e := New(Options{}, append(Desktop(d), Ground(d, GroundDeps{Text: textOnMark{}})...)...)
+		res := e.Exec(t.Context(), `print(len(find_text("Charlie")))`)
+		if res.Err != nil {
+			t.Fatal(res.Err)
+		}
+		if strings.TrimSpace(res.Output) != c.want || frames.n != c.wantFrames {
+			t.Errorf("plain for %d frames: printed %q after %d frames, want %s after %d", c.plain, res.Output, frames.n, c.want, c.wantFrames)
+		}
+	}
+}

@@ -27,6 +27,17 @@ func (g *ground) findText(c *Call, a *Args) (starlark.Value, error) {
 		return nil, err
 	}
 	found, places := g.placeMatches(frame, t.Find(text, exact))
+	if len(found) == 0 {
+		t2, frame2, ok, err := g.readAgain(c, frame)
+		if err != nil {
+			logQuery(c, start, "", err)
+			return nil, err
+		}
+		if ok {
+			t, frame = t2, frame2
+			found, places = g.placeMatches(frame, t.Find(text, exact))
+		}
+	}
 	kinds := g.rankMatches(c, frame, found, places)
 	list := make([]starlark.Value, len(found))
 	for i, m := range found {
@@ -60,6 +71,17 @@ func (g *ground) clickText(c *Call, a *Args) error {
 		return err
 	}
 	found, places := g.placeMatches(frame, t.Find(text, false))
+	if len(found) == 0 {
+		t2, frame2, ok, err := g.readAgain(c, frame)
+		if err != nil {
+			logQuery(c, start, "", err)
+			return err
+		}
+		if ok {
+			t, frame = t2, frame2
+			found, places = g.placeMatches(frame, t.Find(text, false))
+		}
+	}
 	kinds := g.rankMatches(c, frame, found, places)
 	switch {
 	case len(found) == 0:
