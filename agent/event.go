@@ -83,6 +83,7 @@ type ActionDone struct {
 type Observed struct {
 	Step    int
 	Text    string      // the observation text sent to the model
+	Output  string      // what the step's code printed (also inside Text), for people
 	Error   string      // the code error, if any (also inside Text)
 	Changed bool        // whether the screen changed during the step
 	Frame   *image.RGBA // the model's view of the screen after the step; may be nil

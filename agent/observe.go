@@ -73,6 +73,7 @@ func (r *runState) observeStep(ctx context.Context, res script.Result, notes, hi
 	}
 	ev := v.observed(r.step, shown)
 	ev.Changed, ev.Duration, ev.Settle, ev.Attachments = changed, r.a.now().Sub(start), settle, sent
+	ev.Output = r.redact(res.Output)
 	if res.Err != nil {
 		ev.Error = r.redact(res.Err.Error())
 	}

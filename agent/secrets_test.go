@@ -37,7 +37,7 @@ func TestEventsAreRedacted(t *testing.T) {
 		case agent.CodeParsed:
 			all = append(all, e.Code, e.Thought)
 		case agent.Observed:
-			all = append(all, e.Text)
+			all = append(all, e.Text, e.Output, e.Error)
 		case agent.Finished:
 			all = append(all, e.Answer)
 		}

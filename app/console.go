@@ -146,8 +146,13 @@ func (v *consoleView) onEvent(e *consoleEntry, ev agent.Event) {
 	case agent.ActionDone:
 		e.actions.Add(actionLabel(ev.Action))
 	case agent.Observed:
-		e.output.SetText(strings.TrimSpace(ev.Text))
+		// What the code printed and its error, as a person reads them: the
+		// observation's other lines (the screen changed, what to try next)
+		// are the model's.
+		e.output.SetText(strings.TrimRight(ev.Output, "\n"))
 		showIf(e.output, e.output.Text != "")
+		e.errText.SetText(ev.Error)
+		showIf(e.errText, ev.Error != "")
 		if ev.Error != "" {
 			e.content.setFill(theme.ColorNameError, 22, true)
 		}

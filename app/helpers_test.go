@@ -292,7 +292,9 @@ func (c *fakeConsole) Exec(ctx context.Context, code string, h agent.Hooks) erro
 	c.codes = append(c.codes, code)
 	c.mu.Unlock()
 	h.Event(agent.ActionDone{Step: 1, Action: actions.Record{Name: "click", Args: "10, 20", Screen: &[2]int{10, 20}}})
-	h.Event(agent.Observed{Step: 1, Text: "clicked", Frame: solid(64, 40, color.RGBA{0, 0, 255, 255})})
+	// The text the model is sent, and the parts of it a person reads.
+	h.Event(agent.Observed{Step: 1, Output: "clicked\n", Frame: solid(64, 40, color.RGBA{0, 0, 255, 255}),
+		Text: "Printed output:\nclicked\n- click(10, 20)\nScreen changed: no (watched for 900 ms). If you expected a change it may still come: wait(1) and look again; otherwise try something different.\nThis is the screen now:"})
 	return ctx.Err()
 }
 

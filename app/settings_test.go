@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 )
 
 func TestFirstRunOpensSettings(t *testing.T) {
@@ -44,6 +45,12 @@ func TestFirstRunOpensSettings(t *testing.T) {
 	}
 	if len(e.actions.Objects) != 1 || e.output.Text != "clicked" || !h.u.cv.frame.Visible() {
 		t.Errorf("console shows %d actions, output %q, frame %v", len(e.actions.Objects), e.output.Text, h.u.cv.frame.Visible())
+	}
+	// The lines meant for the model are not shown to the person.
+	for _, o := range test.LaidOutObjects(h.u.cv.content) {
+		if l, ok := o.(*widget.Label); ok && l.Visible() && (strings.Contains(l.Text, "Screen changed") || strings.Contains(l.Text, "wait(1)")) {
+			t.Errorf("the console shows the model's text %q", l.Text)
+		}
 	}
 }
 
