@@ -127,7 +127,9 @@ func newUI(a fyne.App, d Deps, do func(func()), now func() time.Time, tick time.
 	if !u.configured() {
 		u.tabs.Select(u.settingsTab)
 	}
-	u.win.Canvas().Focus(u.rv.task)
+	if u.tabs.Selected() == u.runTab { // a hidden tab's widgets cannot take the focus
+		u.win.Canvas().Focus(u.rv.task)
+	}
 	u.win.SetCloseIntercept(u.onClose)
 	u.win.Canvas().SetOnTypedKey(u.typedKey)
 	return u

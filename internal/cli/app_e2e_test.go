@@ -576,3 +576,21 @@ func TestBinaryStartsQuietly(t *testing.T) {
 		t.Errorf("deskpilot --help printed:\n%s", out)
 	}
 }
+
+// TestAppStartsQuietly: the app starts without a Fyne error in its log,
+// configured (on the Run tab) and on a first start (on the settings, where
+// the hidden task entry cannot take the focus).
+func TestAppStartsQuietly(t *testing.T) {
+	for name, cfg := range map[string]*config.Settings{"configured": nil, "first start": {}} {
+		t.Run(name, func(t *testing.T) {
+			h := startAppE2E(t, func(s *appSetup) {
+				if cfg != nil {
+					s.cfg = *cfg
+				}
+			})
+			if out := h.app.Output(); strings.Contains(out, "Fyne error") {
+				t.Errorf("the app logged:\n%s", out)
+			}
+		})
+	}
+}
