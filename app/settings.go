@@ -48,6 +48,8 @@ type settingsView struct {
 	testing                                *widget.Activity
 	secrets                                *secretsView
 	hosts                                  *hostsView
+	grounding                              *groundingFields
+	safety                                 *safetyFields
 }
 
 func newSettingsView(u *UI) *settingsView {
@@ -84,6 +86,10 @@ func newSettingsView(u *UI) *settingsView {
 		widget.NewSeparator(),
 		heading("Agent"), agentForm, v.envNote,
 		widget.NewSeparator(),
+		heading("Grounding"), v.grounding.box,
+		widget.NewSeparator(),
+		heading("Safety"), v.safety.box,
+		widget.NewSeparator(),
 		heading("Secrets"), v.secrets.content,
 		widget.NewSeparator(),
 		heading("Use deskpilot from another agent"), v.hosts.content,
@@ -117,6 +123,18 @@ func (v *settingsView) forms() (model, agent *fyne.Container) {
 	} else {
 		mf = append(mf, field{"API key variable", v.keyEnv})
 	}
+	// Rows of the grounding and safety settings: "Name (config key)", shown
+	// as the name with the key under it.
+	pairs := func(rows [][2]any) *fyne.Container {
+		var objs []fyne.CanvasObject
+		for _, r := range rows {
+			name, key, _ := strings.Cut(strings.TrimSuffix(r[0].(string), ")"), " (")
+			objs = append(objs, keyedLabel(name, key, labelWidth), r[1].(fyne.CanvasObject))
+		}
+		return container.New(layout.NewFormLayout(), objs...)
+	}
+	v.grounding = newGroundingFields(pairs)
+	v.safety = newSafetyFields(pairs)
 	return grid(mf), grid([]field{
 		{"Coordinates", v.coords}, {"Image size (px)", v.maxSide}, {"Max steps", v.maxSteps},
 		{"Screenshots kept", v.keep}, {"Plan every N steps", v.plan}, {"Target display", v.display},
@@ -196,6 +214,8 @@ func (v *settingsView) setForm(f settingsForm) {
 	v.keep.SetText(f.Keep)
 	v.plan.SetText(f.Plan)
 	v.display.SetText(f.Display)
+	v.grounding.set(f)
+	v.safety.set(f)
 }
 
 func (v *settingsView) form() settingsForm {
@@ -203,9 +223,12 @@ func (v *settingsView) form() settingsForm {
 	if p == customPreset {
 		p = ""
 	}
-	return settingsForm{Preset: p, BaseURL: v.baseURL.Text, Model: v.model.Text, KeyEnv: v.keyEnv.Text,
+	f := settingsForm{Preset: p, BaseURL: v.baseURL.Text, Model: v.model.Text, KeyEnv: v.keyEnv.Text,
 		Dialect: v.dialect.Selected, Coords: v.coords.Selected, MaxSide: v.maxSide.Text, MaxSteps: v.maxSteps.Text,
 		Keep: v.keep.Text, Plan: v.plan.Text, Display: v.display.Text}
+	v.grounding.read(&f)
+	v.safety.read(&f)
+	return f
 }
 
 // pickPreset fills the fields from a preset (saved only with Save).
@@ -219,6 +242,8 @@ func (v *settingsView) pickPreset(name string) {
 			}
 			f := formFrom(c)
 			f.MaxSteps, f.Keep, f.Plan, f.Display = v.maxSteps.Text, v.keep.Text, v.plan.Text, v.display.Text
+			v.grounding.read(&f) // a preset is the model's: the rest stays as typed
+			v.safety.read(&f)
 			v.setForm(f)
 			v.refreshNotes()
 			return

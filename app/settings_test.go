@@ -244,3 +244,107 @@ func TestKeyNoteOfAPresetWithoutKey(t *testing.T) {
 		}
 	}
 }
+
+// The grounding and safety settings, named as in the config file, are saved
+// there and shown again; what the window does not show (a confirmation entry
+// naming a builtin) is kept, and the defaults stay unwritten.
+func TestSettingsGroundingAndSafety(t *testing.T) {
+	h := newHarness(t)
+	sv := h.u.sv
+	sv.preset.SetSelected("openai")
+	sv.model.SetText("vision-72b")
+	test.Tap(sv.saveBtn)
+	data, err := os.ReadFile(h.u.deps.ConfigPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"confirm =", "observe =", "allow_domains ="} {
+		if strings.Contains(string(data), key) {
+			t.Errorf("saving untouched settings wrote %s:\n%s", key, data)
+		}
+	}
+	for r, c := range sv.safety.confirm {
+		if !c.Checked {
+			t.Errorf("confirm %s is off by default", r)
+		}
+	}
+
+	g, s := sv.grounding, sv.safety
+	g.ocr.SetChecked(true)
+	g.marks.SetChecked(true)
+	g.grounder.SetText("UI-TARS-1.5-7B")
+	g.grounderURL.SetText("http://127.0.0.1:8001/v1/")
+	g.grounderDialect.SetSelected("uitars-1.5")
+	s.confirm["launch"].SetChecked(false)
+	s.allow.SetText("example.com, wikipedia.org")
+	s.denyApps.SetText("rm")
+	s.folders.SetText("/srv/reports")
+	s.private.SetChecked(true)
+	test.Tap(sv.saveBtn)
+	if sv.result.Text != "Saved." {
+		t.Fatalf("save said %q", sv.result.Text)
+	}
+	got, err := config.LoadFile(h.u.deps.ConfigPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got.Observe, ",") != "screenshot,ocr" || !got.Marks || got.Grounder.Model != "UI-TARS-1.5-7B" ||
+		got.Grounder.BaseURL != "http://127.0.0.1:8001/v1" || got.Grounder.Dialect != "uitars-1.5" ||
+		strings.Join(got.Confirm, ",") != "open_url,close_combos,send_after_read" ||
+		strings.Join(got.AllowDomains, ",") != "example.com,wikipedia.org" || strings.Join(got.DenyApps, ",") != "rm" ||
+		strings.Join(got.InspectFolders, ",") != "/srv/reports" || !got.AllowPrivate {
+		t.Errorf("saved %+v", got)
+	}
+	if _, err := config.Resolve(got); err != nil {
+		t.Errorf("the saved settings do not resolve: %v", err)
+	}
+
+	// Another app on the same file shows them; an entry the window does not
+	// show survives, and with every box off nothing asks (confirm = []).
+	got.Confirm = append(got.Confirm, "type_text")
+	if err := config.SaveFile(h.u.deps.ConfigPath, got); err != nil {
+		t.Fatal(err)
+	}
+	h2 := newHarness(t, func(d *Deps) { d.ConfigPath = h.u.deps.ConfigPath })
+	sv2 := h2.u.sv
+	if !sv2.grounding.ocr.Checked || sv2.grounding.a11y.Checked || sv2.grounding.grounderDialect.Selected != "uitars-1.5" ||
+		sv2.safety.confirm["launch"].Checked || !sv2.safety.confirm["open_url"].Checked || sv2.safety.allow.Text != "example.com, wikipedia.org" {
+		t.Errorf("reloaded: ocr=%v a11y=%v grounder dialect=%q launch=%v allow=%q", sv2.grounding.ocr.Checked, sv2.grounding.a11y.Checked,
+			sv2.grounding.grounderDialect.Selected, sv2.safety.confirm["launch"].Checked, sv2.safety.allow.Text)
+	}
+	for _, c := range sv2.safety.confirm {
+		c.SetChecked(false)
+	}
+	test.Tap(sv2.saveBtn)
+	got, err = config.LoadFile(h.u.deps.ConfigPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got.Confirm, ",") != "type_text" {
+		t.Errorf("confirm saved as %q, want only the entry the window does not show", got.Confirm)
+	}
+
+	// A bad grounder URL is refused with its name.
+	sv2.grounding.grounderURL.SetText("localhost:8001")
+	test.Tap(sv2.saveBtn)
+	if !strings.Contains(sv2.result.Text, "grounder base URL") {
+		t.Errorf("a bad grounder URL: %q", sv2.result.Text)
+	}
+}
+
+// With every confirmation box off and nothing else, the file says
+// confirm = [] and nothing asks.
+func TestSettingsConfirmNothing(t *testing.T) {
+	f := formFrom(config.Settings{})
+	for r := range f.Confirm {
+		f.Confirm[r] = false
+	}
+	c, err := f.apply(config.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := config.Resolve(c)
+	if err != nil || c.Confirm == nil || len(r.Confirm) != 0 {
+		t.Errorf("confirm %#v resolves to %q (%v)", c.Confirm, r.Confirm, err)
+	}
+}

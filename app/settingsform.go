@@ -2,10 +2,13 @@ package app
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"deskpilot/agent/dialect"
+	"deskpilot/agent/script"
 	"deskpilot/internal/config"
 )
 
@@ -33,6 +36,34 @@ type settingsForm struct {
 	Preset, BaseURL, Model, KeyEnv, Coords string
 	Dialect                                string // a dialect's name or autoDialect
 	MaxSide, MaxSteps, Keep, Plan, Display string
+
+	// Grounding: the observation's layers (observe), set-of-marks (marks) and
+	// the grounding model ([grounder]).
+	ObserveA11y, ObserveOCR, Marks                   bool
+	GrounderModel, GrounderBaseURL, GrounderDialect string // GrounderDialect: a name or autoDialect
+	// Safety: the confirmation policy's entries that are on (confirm), the
+	// domain and app lists (comma-separated), private addresses for the
+	// browser, and the inspector's extra folders.
+	Confirm                                           map[string]bool
+	AllowDomains, DenyDomains, DenyApps, InspectDirs string
+	AllowPrivate                                      bool
+}
+
+// confirmRisks are the confirmation policy's entries the settings offer, in
+// the order shown.
+var confirmRisks = []string{script.RiskLaunch, script.RiskOpenURL, script.RiskCloseCombos, script.RiskSendAfterRead}
+
+// listText shows a list setting as the field holds it.
+func listText(l []string) string { return strings.Join(l, ", ") }
+
+// listOf reads a list field: entries separated by commas or spaces; none is nil
+// (the default).
+func listOf(s string) []string {
+	f := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
+	if len(f) == 0 {
+		return nil
+	}
+	return f
 }
 
 // formFrom fills the form from a config; zero numbers stay empty (= default).
@@ -51,10 +82,26 @@ func formFrom(c config.Settings) settingsForm {
 	if d == "" {
 		d = autoDialect
 	}
+	gd := c.Grounder.Dialect
+	if gd == "" {
+		gd = autoDialect
+	}
+	confirm := c.Confirm
+	if confirm == nil {
+		confirm = config.Defaults().Confirm
+	}
+	on := map[string]bool{}
+	for _, r := range confirm {
+		on[r] = true
+	}
 	return settingsForm{
 		Preset: c.Preset, BaseURL: c.BaseURL, Model: c.Model, KeyEnv: c.APIKeyEnv, Coords: coords, Dialect: d,
 		MaxSide: num(c.MaxSide), MaxSteps: num(c.MaxSteps), Keep: num(c.KeepImages),
 		Plan: num(c.PlanEvery), Display: num(c.Display),
+		ObserveA11y: slices.Contains(c.Observe, "a11y"), ObserveOCR: slices.Contains(c.Observe, "ocr"), Marks: c.Marks,
+		GrounderModel: c.Grounder.Model, GrounderBaseURL: c.Grounder.BaseURL, GrounderDialect: gd,
+		Confirm: on, AllowDomains: listText(c.AllowDomains), DenyDomains: listText(c.DenyDomains),
+		DenyApps: listText(c.DenyApps), InspectDirs: listText(c.InspectFolders), AllowPrivate: c.AllowPrivate,
 	}
 }
 
@@ -107,7 +154,76 @@ func (f settingsForm) apply(base config.Settings) (config.Settings, error) {
 		}
 		*n.dst = v
 	}
+	if err := f.applyGrounding(&c, base); err != nil {
+		return base, err
+	}
+	f.applySafety(&c, base)
 	return c, nil
+}
+
+// applyGrounding sets observe, marks and the [grounder] table from the form.
+func (f settingsForm) applyGrounding(c *config.Settings, base config.Settings) error {
+	var layers []string
+	for _, l := range base.Observe { // layers the settings do not show are kept
+		if l != "screenshot" && l != "a11y" && l != "ocr" {
+			layers = append(layers, l)
+		}
+	}
+	if f.ObserveA11y {
+		layers = append(layers, "a11y")
+	}
+	if f.ObserveOCR {
+		layers = append(layers, "ocr")
+	}
+	c.Observe = nil
+	if len(layers) > 0 {
+		c.Observe = append([]string{"screenshot"}, layers...)
+	}
+	c.Marks = f.Marks
+	c.Grounder.Model = strings.TrimSpace(f.GrounderModel)
+	c.Grounder.BaseURL = strings.TrimRight(strings.TrimSpace(f.GrounderBaseURL), "/")
+	if u := c.Grounder.BaseURL; u != "" && !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+		return fmt.Errorf("grounder base URL %q: it must start with http:// or https://", u)
+	}
+	switch d := strings.TrimSpace(f.GrounderDialect); d {
+	case "", autoDialect:
+		c.Grounder.Dialect = ""
+	default:
+		g, err := dialect.GrounderByName(d)
+		if err != nil {
+			return err
+		}
+		c.Grounder.Dialect = g.Name()
+	}
+	return nil
+}
+
+// applySafety sets confirm, the domain and app lists, browser_allow_private
+// and inspect_folders from the form. Confirmation entries the settings do not
+// show (a builtin's name) are kept; the default list stays unwritten.
+func (f settingsForm) applySafety(c *config.Settings, base config.Settings) {
+	var confirm []string
+	for _, r := range confirmRisks {
+		if f.Confirm[r] {
+			confirm = append(confirm, r)
+		}
+	}
+	for _, r := range base.Confirm {
+		if !slices.Contains(confirmRisks, r) {
+			confirm = append(confirm, r)
+		}
+	}
+	switch {
+	case base.Confirm == nil && slices.Equal(confirm, config.Defaults().Confirm):
+		c.Confirm = nil
+	case confirm == nil:
+		c.Confirm = []string{} // written as confirm = []: nothing asks
+	default:
+		c.Confirm = confirm
+	}
+	c.AllowDomains, c.DenyDomains = listOf(f.AllowDomains), listOf(f.DenyDomains)
+	c.DenyApps, c.InspectFolders = listOf(f.DenyApps), listOf(f.InspectDirs)
+	c.AllowPrivate = f.AllowPrivate
 }
 
 // parseCount reads a whole number ≥ min; empty means 0 (the default).

@@ -123,6 +123,15 @@ func formLabel(text string, width float32) fyne.CanvasObject {
 	return container.New(&minWidth{width: width}, l)
 }
 
+// keyedLabel is formLabel with the setting's config key under the name, small
+// and monospaced, so the window and the config file read alike.
+func keyedLabel(name, key string, width float32) fyne.CanvasObject {
+	l := widget.NewLabelWithStyle(name, fyne.TextAlignTrailing, fyne.TextStyle{Bold: true})
+	k := widget.NewLabelWithStyle(key, fyne.TextAlignTrailing, fyne.TextStyle{})
+	k.SizeName, k.Importance = theme.SizeNameCaptionText, widget.LowImportance
+	return container.New(&minWidth{width: width}, container.New(layout.NewCustomPaddedVBoxLayout(-14), l, k))
+}
+
 // minWidth stacks its objects and is at least width wide.
 type minWidth struct{ width float32 }
 
