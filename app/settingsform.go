@@ -39,14 +39,14 @@ type settingsForm struct {
 
 	// Grounding: the observation's layers (observe), set-of-marks (marks) and
 	// the grounding model ([grounder]).
-	ObserveA11y, ObserveOCR, Marks                   bool
+	ObserveA11y, ObserveOCR, Marks                  bool
 	GrounderModel, GrounderBaseURL, GrounderDialect string // GrounderDialect: a name or autoDialect
 	// Safety: the confirmation policy's entries that are on (confirm), the
 	// domain and app lists (comma-separated), private addresses for the
 	// browser, and the inspector's extra folders.
-	Confirm                                           map[string]bool
+	Confirm                                          map[string]bool
 	AllowDomains, DenyDomains, DenyApps, InspectDirs string
-	AllowPrivate                                      bool
+	AllowPrivate                                     bool
 }
 
 // confirmRisks are the confirmation policy's entries the settings offer, in
