@@ -132,7 +132,12 @@ lint: vet
 
 ## bench: Go benchmarks, then deskpilot against the peer pipelines (docs/benchmarks.md)
 bench: build
-	$(GO) test -run '^$$' -bench . -benchtime 1s ./vision/... ./actions/... ./agent/script/ ./agent/llm/ ./agent/trace/
+	$(GO) test -run '^$$' -bench . -benchtime 1s ./vision/... ./actions/... ./a11y/... ./agent/script/ ./agent/llm/ \
+	  ./agent/dialect/ ./agent/secret/ ./agent/trace/ ./internal/desktop/ ./internal/wlroots/
+	$(GO) test -run '^$$' -bench Ground -benchtime 20x ./internal/wiring/
+	$(GO) test -run '^$$' -bench 'Build/.*/steps=1000$$' -benchtime 1x ./agent/trace/dataset/
+	$(GO) test -run '^$$' -bench 'Build/.*/steps=10000$$' -benchtime 1x ./agent/trace/dataset/
+	$(GO) test -run '^$$' -bench Parallel -benchtime 1x ./eval/
 	$(GO) test -run '^$$' -bench . -benchtime 60x ./agent/ -bench StepOverhead
 	$(GO) test -run '^$$' -bench PromptGrowth -benchtime 1x ./agent/
 	$(GO) test -run '^$$' -bench LongRun -benchtime 1x ./internal/cli/

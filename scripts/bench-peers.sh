@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measures deskpilot against the peer pipelines in one run, on one busy private
 # 1920x1080 desktop whose content changes all the time (an xterm scrolls text
-# 25 lines a second, on top of ../shared/bench/desktop.sh's three full xterms): the
+# 25 lines a second, on top of scripts/peers/busy_desktop.sh's three full xterms): the
 # observation (capture -> 1366x768 PNG -> base64) against scrot + ImageMagick +
 # base64 (Anthropic's reference tool) and Pillow, and a click against xdotool.
 # Every observation pipeline runs while the screen changes, so none of them can
@@ -24,7 +24,7 @@
 # calm condition: a line every 40 ms.
 #
 # usage: scripts/bench-peers.sh [--busy] [RUNS]   (RUNS rounded up to a multiple of 5;
-#                                                  PEER_BENCH_DIR defaults to ../shared/bench)
+#                                                  the peers' pipelines are in scripts/peers)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 busy=""
@@ -32,13 +32,13 @@ if [ "${1:-}" = "--busy" ]; then busy=1; shift; fi
 runs=${1:-30}
 # The real ImageMagick, not a wrapper earlier on PATH.
 export PATH=/usr/bin:/bin:$PATH
-peers=${PEER_BENCH_DIR:-../shared/bench}
+peers=scripts/peers
 bin=bin/deskpilot
 [ -x "$bin" ] || go build -o "$bin" .
 
 num=$(( 60 + RANDOM % 30 ))
 export DISPLAY=:$num DISPLAY_NUM=$num
-pids=$(bash "$peers/desktop.sh" | awk '{print $2}')
+pids=$(bash "$peers/busy_desktop.sh" | awk '{print $2}')
 trap 'kill $pids 2>/dev/null || true' EXIT
 
 # The changing part: an xterm across the middle of the screen printing a line
@@ -95,8 +95,8 @@ for _ in $(seq "$rounds"); do
   for k in capture_ms observe_ms observe_static_ms click_ms settle_ms; do
     got[$k]+="$(echo "$ours" | field $k) "
   done
-  got[scrot]+="$(time_cmd "$per" bash "$peers/anthropic_pipeline.sh") "
-  got[pil]+="$(/usr/bin/python3 "$peers/pil_pipeline.py" "$per" | sed -n 's/.*median=\([0-9.]*\).*/\1/p') "
+  got[scrot]+="$(time_cmd "$per" bash "$peers/scrot_observe.sh") "
+  got[pil]+="$(/usr/bin/python3 "$peers/pillow_observe.py" "$per" | sed -n 's/.*median=\([0-9.]*\).*/\1/p') "
   got[xdo]+="$(time_cmd "$per" bash "$peers/xdotool_click.sh") "
 done
 mid() { echo "${got[$1]}" | tr ' ' '\n' | grep . | median; }
