@@ -107,7 +107,11 @@ type Options struct {
 	// default.
 	MaxSteps int
 	// Timeout is each task's time budget; 0 means the task's own, else DefaultTimeout.
+	// It bounds the task's setup steps too.
 	Timeout time.Duration
+	// TaskNetwork is the network of a task's box: "" (the default), a loopback
+	// of its own; "host", the machine's.
+	TaskNetwork string
 	// Shard runs only every Shard.Count-th task of the suite; the zero value runs all.
 	Shard Shard
 	// Inputs is the cache of the files tasks download (OSWorld's download
@@ -145,6 +149,9 @@ func (o Options) check() (Options, error) {
 	}
 	if o.MaxSteps < 0 || o.Timeout < 0 {
 		return o, errors.New("eval: max steps and timeout cannot be negative")
+	}
+	if o.TaskNetwork != "" && o.TaskNetwork != "host" {
+		return o, fmt.Errorf("eval: task network %q: want host, or none for a loopback of the task's own", o.TaskNetwork)
 	}
 	if err := o.Shard.check(); err != nil {
 		return o, err

@@ -32,13 +32,13 @@ func (b *box) runStep(ctx context.Context, s step) error {
 	case "command", "execute":
 		return b.execute(ctx, s)
 	case "launch":
-		return b.launch(ctx, b.argv(b.resolve(s.cmd)))
+		return b.launch(ctx, b.argv(s.cmd))
 	case "open":
 		p := b.path(s.path)
 		if _, err := os.Stat(p); err != nil {
 			return fmt.Errorf("open %s: %w", p, err)
 		}
-		return b.launch(ctx, []string{"xdg-open", p})
+		return b.launch(ctx, []string{"xdg-open", b.boxPath(p)})
 	case "sleep":
 		return wait.Sleep(ctx, s.sleep)
 	case "wait_window":
@@ -60,7 +60,7 @@ func (b *box) runStep(ctx context.Context, s step) error {
 func (b *box) execute(ctx context.Context, s step) error {
 	deadline := time.Now().Add(commandTimeout)
 	for {
-		res, err := b.exec(ctx, b.resolve(s.cmd))
+		res, err := b.exec(ctx, s.cmd)
 		if err != nil {
 			return err
 		}

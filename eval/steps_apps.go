@@ -56,19 +56,3 @@ func (b *box) prepareApps() error {
 	}
 	return nil
 }
-
-// resolve points a command that is no shell script at the program
-// prepareApps provided for its name, when it did: exec finds programs on the
-// harness's PATH, not on the task's.
-func (b *box) resolve(c command) command {
-	if c.shell || len(c.args) == 0 || strings.Contains(c.args[0], "/") {
-		return c
-	}
-	p := filepath.Join(b.home, ".local", "bin", c.args[0])
-	if _, ok := appAliases[c.args[0]]; ok {
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-			c.args = append([]string{p}, c.args[1:]...)
-		}
-	}
-	return c
-}
