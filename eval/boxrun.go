@@ -67,7 +67,7 @@ func unixPath(addr string) string {
 func (b *box) boxEnv() []string {
 	env := []string{
 		"HOME=" + boxHome, "USER=" + boxUser, "LOGNAME=" + boxUser, "SHELL=/bin/bash",
-		"PATH=" + boxHome + "/.local/bin:/usr/local/bin:/usr/bin:/bin",
+		"PATH=" + boxHome + "/.local/bin:" + strings.Join(boxSystemPath, ":"),
 		"XDG_CONFIG_HOME=" + boxHome + "/.config",
 		"XDG_DATA_HOME=" + boxHome + "/.local/share",
 		"XDG_CACHE_HOME=" + boxHome + "/.cache",

@@ -64,6 +64,9 @@ func (b *box) execute(ctx context.Context, s step) error {
 		if err != nil {
 			return err
 		}
+		if call, ok := unsupportedPyautogui(res.stderr); ok {
+			return &UnsupportedError{What: "pyautogui call", Name: call}
+		}
 		for name, text := range map[string]string{s.stdout: res.stdout, s.stderr: res.stderr} {
 			if name != "" {
 				if err := os.WriteFile(filepath.Join(b.cache, name), []byte(text), 0o600); err != nil {
@@ -88,4 +91,18 @@ func (u *until) holds(r execResult) bool {
 	return (u.returnCode != nil && r.code == *u.returnCode) ||
 		(u.stdout != nil && strings.Contains(r.stdout, *u.stdout)) ||
 		(u.stderr != nil && strings.Contains(r.stderr, *u.stderr))
+}
+
+// pyautoguiMarker starts the line the box's pyautogui module writes to stderr
+// when a task calls what it does not have (eval/pyautogui): the step then
+// fails, where OSWorld would go on past the command's non-zero exit.
+const pyautoguiMarker = "deskpilot-pyautogui: unsupported: "
+
+func unsupportedPyautogui(stderr string) (string, bool) {
+	_, rest, ok := strings.Cut(stderr, pyautoguiMarker)
+	if !ok {
+		return "", false
+	}
+	call, _, _ := strings.Cut(rest, "\n")
+	return strings.TrimSpace(call), true
 }
