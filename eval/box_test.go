@@ -1,0 +1,393 @@
+//go:build linux
+
+package eval
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"deskpilot/vision/xdisplay"
+)
+
+// testBox starts a private display and a box on it, closed at the test's end.
+func testBox(t *testing.T) *box {
+	t.Helper()
+	needTools(t, "Xvfb", "openbox", "bwrap", "python3")
+	d, err := xdisplay.Start(t.Context(), xdisplay.Options{Width: 800, Height: 600, Accessibility: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Close() })
+	b, err := newBox(d, t.TempDir(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.close)
+	if err := b.prepareApps(); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func shell(script string) command { return command{args: []string{script}, shell: true} }
+
+// TestBoxIdentity: the task's commands see the user "user" with its home at
+// /home/user (the fresh home), its display, and nothing of the harness's.
+func TestBoxIdentity(t *testing.T) {
+	b := testBox(t)
+	res, err := b.exec(t.Context(), shell(`echo "user=$(id -un) uid=$(id -u) USER=$USER LOGNAME=$LOGNAME HOME=$HOME tilde=$(echo ~user) pwd=$(pwd)"
+echo "sockets=$(ls /tmp/.X11-unix | tr '\n' ' ')"
+echo "pid1=$(cat /proc/1/comm)"
+echo "lock=$(gsettings get org.gnome.desktop.screensaver lock-enabled 2>&1)"
+xdpyinfo >/dev/null && echo "display=ok"
+echo hello > ~/made-in-box.txt`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	num := strings.TrimPrefix(b.d.Name, ":")
+	for _, want := range []string{
+		"user=user uid=1000 USER=user LOGNAME=user HOME=/home/user tilde=/home/user pwd=/home/user",
+		"sockets=X" + num + " \n",
+		"pid1=bwrap",
+		"lock=false",
+		"display=ok",
+	} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("box says:\n%s%s\nwant %q in it", res.stdout, res.stderr, want)
+		}
+	}
+	if data, err := os.ReadFile(filepath.Join(b.home, "made-in-box.txt")); err != nil || string(data) != "hello\n" {
+		t.Errorf("the file the box wrote in ~ is not in the task's home: %q, %v", data, err)
+	}
+}
+
+// TestBoxDial: the harness reaches a port on the box's own loopback (as the
+// Chrome steps reach DevTools), not the host's.
+func TestBoxDial(t *testing.T) {
+	b := testBox(t)
+	if err := os.WriteFile(filepath.Join(b.home, "index.html"), []byte("from the box"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	port := freePort(t)
+	if err := b.launch(t.Context(), []string{"python3", "-m", "http.server", strconv.Itoa(port), "--bind", "127.0.0.1"}); err != nil {
+		t.Fatal(err)
+	}
+	c := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return b.dial(ctx, port)
+	}}}
+	var body []byte
+	for try := 0; ; try++ {
+		resp, err := c.Get("http://box/index.html")
+		if err == nil {
+			body, _ = io.ReadAll(resp.Body)
+			resp.Body.Close()
+			break
+		}
+		if try == 50 {
+			t.Fatalf("the box's server never answered: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if string(body) != "from the box" {
+		t.Errorf("got %q from the box's port %d", body, port)
+	}
+	if conn, err := net.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port))); err == nil {
+		conn.Close()
+		t.Errorf("the box's server listens on the host's loopback too")
+	}
+}
+
+// freePort is a TCP port nothing listens on now.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// hostileRun runs tasks (OSWorld task files: id → the JSON of its config
+// steps and evaluator) with runner, and returns their results by id.
+func hostileRun(t *testing.T, o Options, run Runner, tasks map[string][2]string) map[string]Result {
+	t.Helper()
+	needTools(t, "Xvfb", "openbox", "bwrap", "python3")
+	dir := t.TempDir()
+	for id, te := range tasks {
+		task := fmt.Sprintf(`{"id": %q, "instruction": "be hostile", "snapshot": "os", "related_apps": ["os"], "config": %s, "evaluator": %s}`, id, te[0], te[1])
+		if err := os.WriteFile(filepath.Join(dir, id+".json"), []byte(task), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o.Suite, o.Model, o.Screen = dir, "hostile", image1280()
+	if o.Out == "" {
+		o.Out = t.TempDir()
+	}
+	if run == nil {
+		run = idleRunner
+	}
+	sum, err := Run(t.Context(), o, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]Result{}
+	for _, r := range sum.Results {
+		out[r.ID] = r
+	}
+	return out
+}
+
+// taskFile reads a file a task left in its home.
+func taskFile(t *testing.T, out, id, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(out, tasksDir, safeName(id), "home", name))
+	if err != nil {
+		t.Fatalf("the task left no %s: %v", name, err)
+	}
+	return string(data)
+}
+
+// execStep is an execute step running script with /bin/sh.
+func execStep(script string) string {
+	return fmt.Sprintf(`{"type": "execute", "parameters": {"command": %q, "shell": true}}`, script)
+}
+
+const answerEval = `{"func": "exact_match", "result": {"type": "vm_command_line", "command": "echo nothing", "shell": true}, "expected": {"type": "rule", "rules": {"expected": "something"}}}`
+
+// TestHostileEnviron: a setup command reading the parent's environ (and every
+// other process's it can see) finds none of the evaluator's secrets.
+func TestHostileEnviron(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-planted-openai-4242")
+	t.Setenv("DESKPILOT_SECRET_X", "planted-secret-x-4242")
+	out := t.TempDir()
+	hostileRun(t, Options{Out: out}, nil, map[string][2]string{"environ": {
+		"[" + execStep(`{ env; for f in /proc/$PPID/environ /proc/[0-9]*/environ; do tr '\0' '\n' < $f; done; } > ~/loot.txt 2>&1; echo done >> ~/loot.txt`) + "]",
+		answerEval,
+	}})
+	loot := taskFile(t, out, "environ", "loot.txt")
+	if !strings.Contains(loot, "HOME=/home/user") || !strings.Contains(loot, "done") {
+		t.Fatalf("the probe did not run as the task: %q", loot)
+	}
+	for _, secret := range []string{"sk-planted-openai-4242", "planted-secret-x-4242", "OPENAI_API_KEY", "DESKPILOT_SECRET"} {
+		if strings.Contains(loot, secret) {
+			t.Errorf("the task read %q:\n%s", secret, loot)
+		}
+	}
+}
+
+// TestHostileDisplays: a task reaches its own display and no other: not the
+// harness's (DISPLAY and XAUTHORITY of the evaluator), not the other task
+// running beside it.
+func TestHostileDisplays(t *testing.T) {
+	host, err := xdisplay.Start(t.Context(), xdisplay.Options{Width: 640, Height: 480, NoWindowManager: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer host.Close()
+	t.Setenv("DISPLAY", host.Name)
+	t.Setenv("XAUTHORITY", host.XAuthority)
+	probe := fmt.Sprintf(`{ echo "own=$DISPLAY sockets=$(ls /tmp/.X11-unix | tr '\n' ' ')"
+xdpyinfo >/dev/null 2>&1 && echo own-ok
+for k in $(seq 0 63); do
+  [ ":$k" = "$DISPLAY" ] && continue
+  XAUTHORITY=%s xdpyinfo -display ":$k" >/dev/null 2>&1 && echo "reached :$k"
+done
+sleep 1
+for k in $(seq 0 63); do [ ":$k" = "$DISPLAY" ] || { xdpyinfo -display ":$k" >/dev/null 2>&1 && echo "reached :$k"; }; done
+echo done; } > ~/probe.txt 2>&1`, host.XAuthority)
+	out := t.TempDir()
+	tasks := map[string][2]string{}
+	for _, id := range []string{"display-a", "display-b"} {
+		tasks[id] = [2]string{"[" + execStep(probe) + "]", answerEval}
+	}
+	hostileRun(t, Options{Out: out, Parallel: 2}, nil, tasks)
+	for id := range tasks {
+		p := taskFile(t, out, id, "probe.txt")
+		if !strings.Contains(p, "own-ok") || !strings.Contains(p, "done") {
+			t.Errorf("%s: the probe could not use its own display: %q", id, p)
+		}
+		if strings.Contains(p, "reached") {
+			t.Errorf("%s reached another display (the harness's is %s):\n%s", id, host.Name, p)
+		}
+		if strings.Count(p, "X") != 1 {
+			t.Errorf("%s sees more than its own X socket: %q", id, p)
+		}
+	}
+}
+
+// TestHostileHome: the harness's home is out of reach: a task reading its
+// secrets by path finds nothing, writing there changes nothing, and ~ is the
+// task's fresh home. Results are the evaluator's alone (0600, folders 0700).
+func TestHostileHome(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	const key = "PLANTED-PRIVATE-KEY-4242"
+	if err := os.WriteFile(filepath.Join(home, ".ssh", "id_ed25519"), []byte(key), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	hostileRun(t, Options{Out: out}, nil, map[string][2]string{"home": {
+		"[" + execStep(fmt.Sprintf(`{ cat %[1]s/.ssh/id_ed25519; cat ~/.ssh/id_ed25519; ls -la ~ /root; echo pwned > %[1]s/pwned; echo "home=$HOME"; } > ~/loot.txt 2>&1`, home)) + "]",
+		answerEval,
+	}})
+	loot := taskFile(t, out, "home", "loot.txt")
+	if !strings.Contains(loot, "home=/home/user") {
+		t.Fatalf("the probe did not run as the task: %q", loot)
+	}
+	if strings.Contains(loot, key) {
+		t.Errorf("the task read the harness's ~/.ssh:\n%s", loot)
+	}
+	if _, err := os.Stat(filepath.Join(home, "pwned")); err == nil {
+		t.Errorf("the task wrote into the harness's home")
+	}
+	for _, p := range []string{out, filepath.Join(out, tasksDir), filepath.Join(out, resultsFile), filepath.Join(out, tasksDir, "home", "setup.log")} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := os.FileMode(0o600)
+		if fi.IsDir() {
+			want = 0o700
+		}
+		if fi.Mode().Perm()&^want != 0 {
+			t.Errorf("%s is %v: others may read it", p, fi.Mode().Perm())
+		}
+	}
+}
+
+// TestHostileNetwork: a task cannot connect to a listener on the host's
+// loopback, unless the evaluation gives it the host's network.
+func TestHostileNetwork(t *testing.T) {
+	for _, tt := range []struct {
+		network string
+		reach   bool
+	}{{"", false}, {"host", true}} {
+		t.Run("network="+tt.network, func(t *testing.T) {
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			got := make(chan string, 4)
+			go func() {
+				for {
+					c, err := l.Accept()
+					if err != nil {
+						return
+					}
+					line, _ := bufio.NewReader(c).ReadString('\n')
+					got <- line
+					c.Close()
+				}
+			}()
+			port := l.Addr().(*net.TCPAddr).Port
+			out := t.TempDir()
+			hostileRun(t, Options{Out: out, TaskNetwork: tt.network}, nil, map[string][2]string{"net": {
+				"[" + execStep(fmt.Sprintf(`python3 -c "import socket; socket.create_connection(('127.0.0.1', %d), 5).sendall(b'loot\n')" > ~/net.txt 2>&1; echo "exit=$?" >> ~/net.txt`, port)) + "]",
+				answerEval,
+			}})
+			p := taskFile(t, out, "net", "net.txt")
+			select {
+			case line := <-got:
+				if !tt.reach {
+					t.Errorf("the task reached the host's 127.0.0.1:%d and sent %q (%s)", port, line, p)
+				}
+			default:
+				if tt.reach {
+					t.Errorf("with the host's network the task did not reach 127.0.0.1:%d: %s", port, p)
+				}
+			}
+			if !strings.Contains(p, "exit=") {
+				t.Errorf("the probe did not run: %q", p)
+			}
+		})
+	}
+}
+
+// marked lists the host's processes whose command line holds mark.
+func marked(t *testing.T, mark string) []string {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(cmdline), mark) && !strings.Contains(string(cmdline), "-c") {
+			out = append(out, e.Name()+": "+strings.ReplaceAll(string(cmdline), "\x00", " "))
+		}
+	}
+	return out
+}
+
+// TestHostileChildren: what a task leaves running (setsid, nohup, &, in setup
+// and from a launched app) is gone once the task has ended.
+func TestHostileChildren(t *testing.T) {
+	const mark = "1001.4242"
+	seen := 0
+	run := func(ctx context.Context, j Job) (Outcome, error) {
+		for range 50 { // the children run while the agent does
+			if seen = len(marked(t, mark)); seen >= 3 {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		return Outcome{Outcome: "failed", Exit: 1}, nil
+	}
+	hostileRun(t, Options{}, run, map[string][2]string{"children": {
+		"[" + execStep("setsid sleep "+mark+" & nohup sleep "+mark+" >/dev/null 2>&1 &") + `,
+		{"type": "launch", "parameters": {"command": "setsid sleep ` + mark + ` & exec sleep ` + mark + `", "shell": true}}]`,
+		answerEval,
+	}})
+	if seen < 3 {
+		t.Fatalf("the task's children were not running during the task (%d seen): the probe proves nothing", seen)
+	}
+	var left []string
+	for range 50 {
+		if left = marked(t, mark); len(left) == 0 {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Errorf("processes left running after the task: %v", left)
+}
+
+// TestHostileSetupTimeout: a setup loop that never ends is cut at the task's
+// timeout, and the agent never runs.
+func TestHostileSetupTimeout(t *testing.T) {
+	called := false
+	run := func(ctx context.Context, j Job) (Outcome, error) {
+		called = true
+		return Outcome{Outcome: "failed", Exit: 1}, nil
+	}
+	res := hostileRun(t, Options{Timeout: 2 * time.Second}, run, map[string][2]string{
+		"until-shell": {"[" + execStep("until false; do sleep 0.2; done") + "]", answerEval},
+		"until-step":  {`[{"type": "execute", "parameters": {"command": "false", "shell": true, "until": {"returncode": 0}}}]`, answerEval},
+	})
+	for id, r := range res {
+		if !strings.Contains(r.Error, "setup: timeout: the task's 2s ran out during setup") {
+			t.Errorf("%s: error %q, want the task's timeout during setup", id, r.Error)
+		}
+	}
+	if called {
+		t.Errorf("the agent ran after a setup that timed out")
+	}
+}
