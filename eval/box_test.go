@@ -122,8 +122,20 @@ func freePort(t *testing.T) int {
 // steps and evaluator) with runner, and returns their results by id.
 func hostileRun(t *testing.T, o Options, run Runner, tasks map[string][2]string) map[string]Result {
 	t.Helper()
+	return suiteRun(t, o, run, tasks, nil)
+}
+
+// suiteRun is hostileRun with more files (name → content) in the suite's
+// folder.
+func suiteRun(t *testing.T, o Options, run Runner, tasks map[string][2]string, files map[string]string) map[string]Result {
+	t.Helper()
 	needTools(t, "Xvfb", "openbox", "bwrap", "python3")
 	dir := t.TempDir()
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for id, te := range tasks {
 		task := fmt.Sprintf(`{"id": %q, "instruction": "be hostile", "snapshot": "os", "related_apps": ["os"], "config": %s, "evaluator": %s}`, id, te[0], te[1])
 		if err := os.WriteFile(filepath.Join(dir, id+".json"), []byte(task), 0o600); err != nil {
@@ -389,5 +401,58 @@ func TestHostileSetupTimeout(t *testing.T) {
 	}
 	if called {
 		t.Errorf("the agent ran after a setup that timed out")
+	}
+}
+
+// typedApp is a one-line Tk entry that saves what it holds to ~/typed.txt on
+// ctrl+s.
+const typedApp = `import os, tkinter as tk
+root = tk.Tk()
+root.title("Typed")
+e = tk.Entry(root, width=40)
+e.pack()
+e.focus_force()
+def save(_):
+    with open(os.path.expanduser("~/typed.txt"), "w", encoding="utf-8") as f:
+        f.write(e.get())
+root.bind("<Control-s>", save)
+root.mainloop()
+`
+
+// TestBoxPyautogui: OSWorld's `python -c "import pyautogui; ..."` steps type
+// into a real app on the task's display, through the box's pyautogui module;
+// a call the module lacks fails the step.
+func TestBoxPyautogui(t *testing.T) {
+	needTools(t, "python3")
+	open := `{"type": "launch", "parameters": {"command": "exec python3 \"$DESKPILOT_TASK_DIR/typed.py\"", "shell": true}},
+		{"type": "wait_window", "parameters": {"title": "Typed"}}`
+	py := func(code string) string {
+		return fmt.Sprintf(`{"type": "execute", "parameters": {"command": ["python", "-c", %q]}}`, code)
+	}
+	typed := func(want string) string {
+		return fmt.Sprintf(`{"func": "exact_match", "result": {"type": "vm_command_line", "command": "cat ~/typed.txt", "shell": true}, "expected": {"type": "rule", "rules": {"expected": %q}}}`, want)
+	}
+	res := suiteRun(t, Options{Out: os.Getenv("KEEP_OUT")}, nil, map[string][2]string{
+		"typewrite": {"[" + open + "," + py("import pyautogui; pyautogui.typewrite('hello'); pyautogui.hotkey('ctrl','s')") + "]", typed("hello")},
+		"write-press": {"[" + open + "," + py(`import pyautogui; w, h = pyautogui.size(); pyautogui.click(w // 2, h // 2); pyautogui.write("Hi wörld!"); pyautogui.press(["left"], presses=2); pyautogui.press("x"); pyautogui.hotkey(["ctrl", "s"])`) + "]",
+			typed("Hi wörlxd!")},
+		"no-save":     {"[" + open + "," + py("import pyautogui; pyautogui.typewrite('hello')") + "]", typed("hello")},
+		"unsupported": {"[" + open + "," + py("import pyautogui; pyautogui.locateOnScreen('button.png')") + "]", typed("hello")},
+		"unknown-key": {"[" + open + "," + py("import pyautogui; pyautogui.press('hyper-enter')") + "]", typed("hello")},
+	}, map[string]string{"typed.py": typedApp})
+	for id, want := range map[string]struct {
+		correct bool
+		err     string
+	}{
+		"typewrite":   {true, ""},
+		"write-press": {true, ""},
+		"no-save":     {false, `got ""`},
+		"unsupported": {false, `setup: config step 3 (execute): unsupported pyautogui call "pyautogui.locateOnScreen"`},
+		"unknown-key": {false, `unsupported pyautogui call "key 'hyper-enter'"`},
+	} {
+		r := res[id]
+		if r.Correct != want.correct || !strings.Contains(r.Error+r.Check, want.err) || (want.err == "" && r.Error != "") {
+			t.Errorf("%s: correct %v, error %q, check %q; want correct %v and %q", id, r.Correct, r.Error, r.Check, want.correct, want.err)
+		}
 	}
 }
