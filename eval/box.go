@@ -201,20 +201,25 @@ func (b *box) run(ctx context.Context, argv []string, stdout, stderr io.Writer) 
 
 // launch starts a program in the box, in the background; it runs until the
 // task ends.
-func (b *box) launch(ctx context.Context, argv []string) error {
+func (b *box) launch(_ context.Context, argv []string) error {
+	_, err := b.launchProc(argv)
+	return err
+}
+
+func (b *box) launchProc(argv []string) (*boxProc, error) {
 	sb, err := b.sandbox()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	p, err := sb.start(argv, b.boxEnv(), boxHome, nil, w, w)
 	w.Close()
 	if err != nil {
 		r.Close()
-		return fmt.Errorf("%s: %w", quoteArgs(argv), err)
+		return nil, fmt.Errorf("%s: %w", quoteArgs(argv), err)
 	}
 	out := &limitedBuffer{max: 64 << 10}
 	a := &launched{p: p, done: make(chan struct{})}
@@ -229,7 +234,7 @@ func (b *box) launch(ctx context.Context, argv []string) error {
 	b.apps = append(b.apps, a)
 	b.mu.Unlock()
 	b.log.printf("launch %s: pid %d in the box\n", quoteArgs(argv), p.Pid)
-	return nil
+	return p, nil
 }
 
 // path resolves a path a task names, as OSWorld's server does

@@ -107,6 +107,34 @@ func TestBoxDial(t *testing.T) {
 	}
 }
 
+// TestBoxAgentLaunch: what the agent launches runs in the task's box, with
+// the paths of the task's home it names as the harness sees them.
+func TestBoxAgentLaunch(t *testing.T) {
+	b := testBox(t)
+	if err := os.WriteFile(filepath.Join(b.home, "a.txt"), []byte("from the agent"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.agentLaunch("cp", filepath.Join(b.home, "a.txt"), filepath.Join(b.home, "b.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.agentLaunch("sh", "-c", "echo $(id -un) $HOME $(ls /tmp/.X11-unix) > ~/who.txt"); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"b.txt": "from the agent", "who.txt": "user /home/user X" + strings.TrimPrefix(b.d.Name, ":") + "\n"}
+	for name, text := range want {
+		var got []byte
+		for range 50 {
+			if got, _ = os.ReadFile(filepath.Join(b.home, name)); string(got) == text {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if string(got) != text {
+			t.Errorf("%s = %q, want %q", name, got, text)
+		}
+	}
+}
+
 // freePort is a TCP port nothing listens on now.
 func freePort(t *testing.T) int {
 	t.Helper()

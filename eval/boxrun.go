@@ -147,3 +147,21 @@ func prepareDesktop(home string) error {
 	const keyfile = "[org/gnome/desktop/screensaver]\nlock-enabled=false\n"
 	return os.WriteFile(filepath.Join(dir, "keyfile"), []byte(keyfile), 0o600)
 }
+
+// agentLaunch starts a program the agent launches in the box, until the task
+// ends. Arguments naming a path of the task's home are given as the harness
+// sees it (Job.Home): they are the box's /home/user paths there.
+func (b *box) agentLaunch(name string, args ...string) (int, error) {
+	argv := []string{name}
+	for _, a := range args {
+		if filepath.IsAbs(a) {
+			a = b.boxPath(a)
+		}
+		argv = append(argv, a)
+	}
+	p, err := b.launchProc(argv)
+	if err != nil {
+		return 0, err
+	}
+	return p.Pid, nil
+}

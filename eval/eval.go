@@ -32,6 +32,10 @@ type Job struct {
 	// display's (DISPLAY, XAUTHORITY) with HOME and the XDG base folders pointing
 	// into the task's folder, as the task's own setup commands had.
 	Env []string
+	// Launch starts a program the agent launches in the task's box (as the
+	// task's own programs run) and returns its pid there; paths in the task's
+	// home are given as the harness sees them.
+	Launch func(name string, args ...string) (int, error)
 	// Home is the task's home folder (HOME in Env); the agent's file inspector
 	// may read it.
 	Home string

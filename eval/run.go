@@ -237,7 +237,7 @@ func (h *harness) runAndCheck(ctx context.Context, t *Task, b *box, res Result) 
 		}
 	}
 	job := Job{
-		TaskID: t.ID, Instruction: t.Instruction, Display: b.d, Env: slices.Clone(b.env), Home: b.home,
+		TaskID: t.ID, Instruction: t.Instruction, Display: b.d, Env: slices.Clone(b.env), Home: b.home, Launch: b.agentLaunch,
 		MaxSteps: firstPositive(h.o.MaxSteps, t.MaxSteps),
 		Timeout:  timeout,
 		TraceDir: filepath.Join(filepath.Dir(b.home), "trace"),
