@@ -135,6 +135,32 @@ func TestBoxAgentLaunch(t *testing.T) {
 	}
 }
 
+// TestBoxCheckPaths: a getter reads the task's files where the task names
+// them, and nothing of the machine outside them.
+func TestBoxCheckPaths(t *testing.T) {
+	b := testBox(t)
+	secret := filepath.Join(t.TempDir(), "id_ed25519")
+	for p, text := range map[string]string{filepath.Join(b.home, "a.txt"): "mine", secret: "PLANTED"} {
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(secret, filepath.Join(b.home, "link")); err != nil {
+		t.Fatal(err)
+	}
+	env := b.checkEnv("")
+	for _, p := range []string{"/home/user/a.txt", "~/a.txt", "$HOME/a.txt"} {
+		if data, err := os.ReadFile(env.Path(p)); err != nil || string(data) != "mine" {
+			t.Errorf("Path(%q) = %s: %q, %v; want the task's a.txt", p, env.Path(p), data, err)
+		}
+	}
+	for _, p := range []string{secret, "/etc/passwd", "/home/user/link", "~/../../../../../../" + secret} {
+		if data, err := os.ReadFile(env.Path(p)); err == nil {
+			t.Errorf("Path(%q) = %s reads %q: a file outside the task's", p, env.Path(p), data)
+		}
+	}
+}
+
 // freePort is a TCP port nothing listens on now.
 func freePort(t *testing.T) int {
 	t.Helper()
@@ -483,4 +509,31 @@ func TestBoxPyautogui(t *testing.T) {
 			t.Errorf("%s: correct %v, error %q, check %q; want correct %v and %q", id, r.Correct, r.Error, r.Check, want.correct, want.err)
 		}
 	}
+}
+
+// TestBoxChromeDevTools: Chromium, started as OSWorld's tasks start
+// google-chrome, runs in the box on the task's display, and the harness
+// reaches its DevTools port on the box's loopback (the Chrome steps and
+// getters).
+func TestBoxChromeDevTools(t *testing.T) {
+	needTools(t, "chromium")
+	b := testBox(t)
+	if err := b.launch(t.Context(), []string{"google-chrome", "--remote-debugging-port=9222", "data:text/html,<title>boxed</title>"}); err != nil {
+		t.Fatal(err)
+	}
+	c := b.devtools()
+	var err error
+	for range 120 {
+		var all []target
+		if err = devtoolsCall(t.Context(), c, http.MethodGet, "/json/list", &all); err == nil {
+			for _, p := range all {
+				if p.Type == "page" && strings.Contains(p.URL, "boxed") {
+					return
+				}
+			}
+			err = fmt.Errorf("no page of ours in %+v", all)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	t.Fatalf("chrome's DevTools in the box: %v", err)
 }
