@@ -407,7 +407,7 @@ func marked(t *testing.T, mark string) []string {
 // TestHostileChildren: what a task leaves running (setsid, nohup, &, in setup
 // and from a launched app) is gone once the task has ended.
 func TestHostileChildren(t *testing.T) {
-	const mark = "1001.4242"
+	mark := fmt.Sprintf("1001.%d", os.Getpid()) // sleep's seconds: no other process has it
 	seen := 0
 	run := func(ctx context.Context, j Job) (Outcome, error) {
 		for range 50 { // the children run while the agent does
