@@ -80,13 +80,18 @@ func (b *box) boxEnv() []string {
 		"GSETTINGS_BACKEND=keyfile",
 		"DESKPILOT_TASK_DIR=" + b.taskDir,
 	}
+	if b.d.SessionBus != "" {
+		// The display's own bus (its socket is in the box), never the
+		// harness's session bus.
+		env = append(env, "DBUS_SESSION_BUS_ADDRESS="+b.d.SessionBus)
+	}
 	if _, ok := b.lookup("LANG"); !ok {
 		env = append(env, "LANG=C.UTF-8")
 	}
 	for _, kv := range b.d.Env() {
 		k, _, _ := strings.Cut(kv, "=")
 		switch {
-		case k == "DISPLAY", k == "DBUS_SESSION_BUS_ADDRESS", k == "LANG", k == "LANGUAGE", k == "TZ",
+		case k == "DISPLAY", k == "LANG", k == "LANGUAGE", k == "TZ",
 			strings.HasPrefix(k, "LC_"), k == "QT_LINUX_ACCESSIBILITY_ALWAYS_ON", k == "GNOME_ACCESSIBILITY":
 			env = append(env, kv)
 		}

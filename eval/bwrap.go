@@ -152,8 +152,9 @@ func writeBoxAccounts(dir string) error {
 	return nil
 }
 
-// startSandbox starts bubblewrap for spec and waits until its init answers.
-// The box lives until close (or until this process dies: --die-with-parent).
+// startSandbox starts bubblewrap for spec and waits until its namespaces are
+// made. The box lives until close, or until this process dies (the init's
+// control socket then closes).
 func startSandbox(spec sandboxSpec) (*sandbox, error) {
 	bin, err := exec.LookPath("bwrap")
 	if err != nil {
@@ -181,7 +182,10 @@ func startSandbox(spec sandboxSpec) (*sandbox, error) {
 	cmd.ExtraFiles = []*os.File{theirs, infoW} // fd 3: the init's control socket; fd 4: --info-fd
 	out := &limitedBuffer{max: 16 << 10}
 	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// No Pdeathsig: Go ties it to the OS thread that started bwrap, which may
+	// end before the task does. If this process dies, the init's control socket
+	// closes, the init exits, and bwrap's PID 1 ends the box all the same.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	err = cmd.Start()
 	infoW.Close()
 	if err != nil {
