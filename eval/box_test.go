@@ -537,3 +537,44 @@ func TestBoxChromeDevTools(t *testing.T) {
 	}
 	t.Fatalf("chrome's DevTools in the box: %v", err)
 }
+
+// TestBoxScreenLockTask runs OSWorld's os/a4d98375 ("lock my computer
+// automatically"), verbatim: doing nothing fails it (a fresh home has the
+// screen lock off, as OSWorld's VM snapshot), turning the lock on with
+// gsettings, launched by the agent, passes it.
+func TestBoxScreenLockTask(t *testing.T) {
+	needTools(t, "Xvfb", "openbox", "bwrap", "python3", "gsettings")
+	const id = "a4d98375-215b-4a4d-aee9-3d4370fccc41" // results may key it os/ID
+	solve := func(ctx context.Context, j Job) (Outcome, error) {
+		if _, err := j.Launch("gsettings", "set", "org.gnome.desktop.screensaver", "lock-enabled", "true"); err != nil {
+			return Outcome{}, err
+		}
+		keyfile := filepath.Join(j.Home, ".config", "glib-2.0", "settings", "keyfile")
+		for range 100 {
+			if data, _ := os.ReadFile(keyfile); strings.Contains(string(data), "lock-enabled=true") {
+				return Outcome{Outcome: "answered", Steps: 1}, nil
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		return Outcome{}, fmt.Errorf("gsettings did not write %s", keyfile)
+	}
+	for _, tt := range []struct {
+		name string
+		run  Runner
+		pass bool
+	}{{"idle", idleRunner, false}, {"solved", solve, true}} {
+		t.Run(tt.name, func(t *testing.T) {
+			sum, err := Run(t.Context(), Options{Suite: "testdata/osworld-box", Out: t.TempDir(), Model: tt.name, Screen: image1280()}, tt.run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(sum.Results) != 1 {
+				t.Fatalf("%d results, want 1", len(sum.Results))
+			}
+			r := sum.Results[0]
+			if !strings.HasSuffix(r.ID, id) || r.Correct != tt.pass || r.Error != "" {
+				t.Errorf("%s: correct %v (error %q, check %q), want %v", r.ID, r.Correct, r.Error, r.Check, tt.pass)
+			}
+		})
+	}
+}
