@@ -578,3 +578,46 @@ func TestBoxScreenLockTask(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkBoxExec measures one command of a task (`true`) run in its box,
+// the box already up: what every config step and getter command costs.
+func BenchmarkBoxExec(bm *testing.B) {
+	d, err := xdisplay.Start(bm.Context(), xdisplay.Options{Width: 640, Height: 480, NoWindowManager: true})
+	if err != nil {
+		bm.Fatal(err)
+	}
+	defer d.Close()
+	b, err := newBox(d, bm.TempDir(), bm.TempDir())
+	if err != nil {
+		bm.Fatal(err)
+	}
+	defer b.close()
+	if _, err := b.exec(bm.Context(), command{args: []string{"true"}}); err != nil {
+		bm.Fatal(err)
+	}
+	for bm.Loop() {
+		if _, err := b.exec(bm.Context(), command{args: []string{"true"}}); err != nil {
+			bm.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkBoxStart measures starting a task's box (bwrap and its init) and
+// running its first command.
+func BenchmarkBoxStart(bm *testing.B) {
+	d, err := xdisplay.Start(bm.Context(), xdisplay.Options{Width: 640, Height: 480, NoWindowManager: true})
+	if err != nil {
+		bm.Fatal(err)
+	}
+	defer d.Close()
+	for bm.Loop() {
+		b, err := newBox(d, bm.TempDir(), bm.TempDir())
+		if err != nil {
+			bm.Fatal(err)
+		}
+		if _, err := b.exec(bm.Context(), command{args: []string{"true"}}); err != nil {
+			bm.Fatal(err)
+		}
+		b.close()
+	}
+}
