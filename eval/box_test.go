@@ -621,3 +621,21 @@ func BenchmarkBoxStart(bm *testing.B) {
 		b.close()
 	}
 }
+
+// TestBoxMissingApp: a program the box does not have is reported as not
+// installed, by the preflight (before any display starts) and by the box
+// itself (a program a shell-less step names only in the box).
+func TestBoxMissingApp(t *testing.T) {
+	b := testBox(t)
+	if _, err := b.exec(t.Context(), command{args: []string{"deskpilot-no-such-app"}}); !strings.Contains(fmt.Sprint(err), "app not installed: deskpilot-no-such-app") {
+		t.Errorf("exec of a missing program: %v, want app not installed", err)
+	}
+	if _, err := b.agentLaunch("deskpilot-no-such-app"); !strings.Contains(fmt.Sprint(err), "app not installed: deskpilot-no-such-app") {
+		t.Errorf("agent launch of a missing program: %v, want app not installed", err)
+	}
+	res := hostileRun(t, Options{}, nil, map[string][2]string{"missing": {
+		`[{"type": "launch", "parameters": {"command": ["code", "--new-window"]}}]`, answerEval}})
+	if r := res["missing"]; r.Error != "setup: app not installed: code" {
+		t.Errorf("a task launching VS Code: error %q, want setup: app not installed: code", r.Error)
+	}
+}

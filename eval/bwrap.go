@@ -268,7 +268,7 @@ func (s *sandbox) request(req any, files ...*os.File) (*net.UnixConn, error) {
 	s.mu.Unlock()
 	if err != nil {
 		ours.Close()
-		return nil, fmt.Errorf("box: %w", err)
+		return nil, fmt.Errorf("box: %w%s", err, s.ended())
 	}
 	c, err := net.FileConn(ours)
 	ours.Close()
@@ -278,12 +278,23 @@ func (s *sandbox) request(req any, files ...*os.File) (*net.UnixConn, error) {
 	return c.(*net.UnixConn), nil
 }
 
+// ended says, when bwrap has exited, what it printed ("" while it runs).
+func (s *sandbox) ended() string {
+	select {
+	case <-s.done:
+		return fmt.Sprintf(" (the box ended: %s)", strings.TrimSpace(s.out.String()))
+	default:
+		return ""
+	}
+}
+
 // boxReply is one message of the init.
 type boxReply struct {
-	Pid   int    `json:"pid"`
-	Exit  *int   `json:"exit"`
-	OK    bool   `json:"ok"`
-	Error string `json:"error"`
+	Pid      int    `json:"pid"`
+	Exit     *int   `json:"exit"`
+	OK       bool   `json:"ok"`
+	Error    string `json:"error"`
+	NotFound bool   `json:"notfound"`
 }
 
 func readReply(c *net.UnixConn) (boxReply, []int, error) {
@@ -349,7 +360,10 @@ func (s *sandbox) start(argv, env []string, dir string, stdin, stdout, stderr *o
 	switch {
 	case err != nil:
 		c.Close()
-		return nil, fmt.Errorf("box: the box's init did not answer: %w", err)
+		return nil, fmt.Errorf("box: the box's init did not answer: %w%s", err, s.ended())
+	case r.NotFound:
+		c.Close()
+		return nil, &NotInstalledError{App: filepath.Base(argv[0])}
 	case r.Error != "":
 		c.Close()
 		return nil, errors.New(r.Error)

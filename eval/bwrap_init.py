@@ -6,7 +6,8 @@
 # is one JSON request with file descriptors attached:
 #   {"op": "run", "argv": [...], "env": [...], "dir": "..."}
 #       fds: reply, stdin, stdout, stderr. The program runs in a session of its
-#       own; the reply socket gets {"pid": N} (or {"error": "..."}), then
+#       own; the reply socket gets {"pid": N} (or {"error": "...", "notfound":
+#       true when the program is not there}), then
 #       {"exit": CODE} (negative: killed by that signal). When the harness
 #       closes the reply socket first, the program's process group is killed.
 #   {"op": "dial", "port": N}
@@ -37,7 +38,8 @@ def run(req, fds):
                              cwd=req.get("dir") or None, stdin=stdin, stdout=stdout, stderr=stderr,
                              start_new_session=True, close_fds=True)
     except Exception as e:  # the program cannot start: the harness reports it
-        send(reply, {"error": "%s: %s" % (type(e).__name__, e)})
+        missing = isinstance(e, FileNotFoundError) and e.filename == req["argv"][0]
+        send(reply, {"error": "%s: %s" % (type(e).__name__, e), "notfound": missing})
         reply.close()
         return
     finally:
