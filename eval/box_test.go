@@ -307,7 +307,7 @@ func TestHostileHome(t *testing.T) {
 	}
 	out := t.TempDir()
 	hostileRun(t, Options{Out: out}, nil, map[string][2]string{"home": {
-		"[" + execStep(fmt.Sprintf(`{ cat %[1]s/.ssh/id_ed25519; cat ~/.ssh/id_ed25519; ls -la ~ /root; echo pwned > %[1]s/pwned; echo "home=$HOME"; } > ~/loot.txt 2>&1`, home)) + "]",
+		"[" + execStep(fmt.Sprintf(`{ cat %[1]s/.ssh/id_ed25519; cat ~/.ssh/id_ed25519; ls -la ~ /root; echo pwned > %[1]s/pwned; echo "home=$HOME"; } > ~/loot.txt 2>&1; ls %[2]s/tasks > ~/results-listing.txt 2>&1`, home, out)) + "]",
 		answerEval,
 	}})
 	loot := taskFile(t, out, "home", "loot.txt")
@@ -319,6 +319,9 @@ func TestHostileHome(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(home, "pwned")); err == nil {
 		t.Errorf("the task wrote into the harness's home")
+	}
+	if l := taskFile(t, out, "home", "results-listing.txt"); !strings.Contains(l, "No such file or directory") {
+		t.Errorf("the task listed the results folder (its own and other tasks' homes): %q", l)
 	}
 	for _, p := range []string{out, filepath.Join(out, tasksDir), filepath.Join(out, resultsFile), filepath.Join(out, tasksDir, "home", "setup.log")} {
 		fi, err := os.Stat(p)
