@@ -4,10 +4,10 @@ package eval
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"io"
 	"os"
-	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -23,40 +23,48 @@ const (
 	maxOutput      = 1 << 20           // bytes of a command's stdout or stderr kept
 	maxLog         = 1 << 20           // bytes of a task's setup.log
 	untilPause     = 300 * time.Millisecond
+	pipeGrace      = 5 * time.Second // how long a finished command's output may stay open
 )
 
 // box is where one task runs: its display, its home and environment, the programs
-// its steps launched, and its log. Commands run with the display's environment,
-// HOME and the XDG base folders in the task's home, and no variable that looks
-// like a credential.
+// its steps launched, and its log. Every program a task starts (its steps'
+// commands and launched apps, its getters' commands) runs in the task's
+// bubblewrap sandbox (bwrap.go), started on first use: the fresh home at
+// /home/user, only this display's socket and cookie, a loopback of its own,
+// an environment made from scratch with no variable of the harness's.
 type box struct {
 	d       *xdisplay.Display
-	env     []string
+	env     []string // the harness-side environment (the agent's, Job.Env): host paths
 	home    string
 	taskDir string // the task file's folder: relative paths resolve here
 	cache   string // where execute steps' stdout/stderr files go
+	files   string // the box's own files (passwd, group, Python modules): host side
 	log     *limitedLog
+	hostNet bool // the box shares the host's network (--task-network host)
 
-	mu   sync.Mutex
-	apps []*launched
+	mu    sync.Mutex
+	apps  []*launched
+	sb    *sandbox
+	sbErr error
+	ended bool
 }
 
 // launched is a program a launch or open step started; stop kills its group.
 type launched struct {
-	cmd    *exec.Cmd
-	cancel context.CancelFunc
-	done   chan struct{}
+	p    *boxProc
+	done chan struct{}
 }
 
 // newBox prepares the task's folders under dir and its environment.
 func newBox(d *xdisplay.Display, dir, taskDir string) (*box, error) {
-	b := &box{d: d, home: filepath.Join(dir, "home"), taskDir: taskDir, cache: filepath.Join(dir, "cache")}
-	for _, p := range []string{b.home, b.cache} {
+	b := &box{d: d, home: filepath.Join(dir, "home"), taskDir: taskDir, cache: filepath.Join(dir, "cache"),
+		files: filepath.Join(dir, "box")}
+	for _, p := range []string{b.home, b.cache, b.files} {
 		if err := os.MkdirAll(p, 0o700); err != nil {
 			return nil, err
 		}
 	}
-	f, err := os.Create(filepath.Join(dir, "setup.log"))
+	f, err := os.OpenFile(filepath.Join(dir, "setup.log"), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return nil, err
 	}
@@ -68,20 +76,27 @@ func newBox(d *xdisplay.Display, dir, taskDir string) (*box, error) {
 		"XDG_CACHE_HOME="+filepath.Join(b.home, ".cache"),
 		"XDG_STATE_HOME="+filepath.Join(b.home, ".local", "state"),
 		"DESKPILOT_TASK_DIR="+taskDir,
+		"GSETTINGS_BACKEND=keyfile", // as in the box (boxEnv)
 	)
+	if err := prepareDesktop(b.home); err != nil {
+		return nil, err
+	}
 	return b, nil
 }
 
-// close stops every program the task launched (whole process groups) and closes
-// the log.
+// close stops every program the task launched, ends its box (every process
+// in it) and closes the log.
 func (b *box) close() {
 	b.mu.Lock()
-	apps := b.apps
-	b.apps = nil
+	apps, sb := b.apps, b.sb
+	b.apps, b.ended = nil, true
 	b.mu.Unlock()
 	for _, a := range apps {
-		a.cancel()
+		a.p.kill()
 		<-a.done
+	}
+	if sb != nil {
+		sb.close()
 	}
 	b.log.close()
 }
@@ -93,7 +108,7 @@ func (b *box) argv(c command) []string {
 	args := make([]string, len(c.args))
 	for i, a := range c.args {
 		if c.expandHome && strings.HasPrefix(a, "~/") {
-			a = filepath.Join(b.home, a[2:])
+			a = path.Join(boxHome, a[2:])
 		}
 		args[i] = a
 	}
@@ -103,41 +118,27 @@ func (b *box) argv(c command) []string {
 	return args
 }
 
-// cmd prepares a command on the task's display, in its own process group, with
-// the task's environment, working in the task's home.
-func (b *box) cmd(ctx context.Context, argv []string) *exec.Cmd {
-	c := b.d.Command(ctx, argv[0], argv[1:]...)
-	c.Env = b.env
-	c.Dir = b.home
-	return c
-}
-
 // execResult is what a finished command gave.
 type execResult struct {
 	stdout, stderr string
 	code           int
 }
 
-// exec runs a command to its end (at most commandTimeout) and returns its output.
-// A command that cannot start or is cut by the timeout is an error; a non-zero
-// exit code is not.
+// exec runs a command in the box to its end (at most commandTimeout) and
+// returns its output. A command that cannot start or is cut by the timeout is
+// an error; a non-zero exit code is not.
 func (b *box) exec(ctx context.Context, c command) (execResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
 	defer cancel()
 	argv := b.argv(c)
-	cmd := b.cmd(ctx, argv)
 	var out, errOut limitedBuffer
 	out.max, errOut.max = maxOutput, maxOutput
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	res := execResult{stdout: out.String(), stderr: errOut.String(), code: cmd.ProcessState.ExitCode()}
-	var exitErr *exec.ExitError
+	code, err := b.run(ctx, argv, &out, &errOut)
+	res := execResult{stdout: out.String(), stderr: errOut.String(), code: code}
 	switch {
 	case ctx.Err() != nil:
 		err = fmt.Errorf("%s: %w", quoteArgs(argv), ctx.Err())
-	case errors.As(err, &exitErr), err == nil:
-		err = nil
-	default:
+	case err != nil:
 		err = fmt.Errorf("%s: %w", quoteArgs(argv), err)
 	}
 	if err == nil && (out.cut || errOut.cut) {
@@ -147,27 +148,93 @@ func (b *box) exec(ctx context.Context, c command) (execResult, error) {
 	return res, err
 }
 
-// launch starts a program in the background; it runs until the task ends.
-func (b *box) launch(ctx context.Context, argv []string) error {
-	lctx, cancel := context.WithCancel(ctx)
-	cmd := b.cmd(lctx, argv)
-	out := &limitedBuffer{max: 64 << 10}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		cancel()
-		return fmt.Errorf("%s: %w", quoteArgs(argv), err)
+// run runs argv in the box until it exits or ctx is done (its process group
+// is then killed), its output copied to stdout and stderr.
+func (b *box) run(ctx context.Context, argv []string, stdout, stderr io.Writer) (int, error) {
+	sb, err := b.sandbox()
+	if err != nil {
+		return -1, err
 	}
-	a := &launched{cmd: cmd, cancel: cancel, done: make(chan struct{})}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return -1, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return -1, err
+	}
+	p, err := sb.start(argv, b.boxEnv(), boxHome, nil, outW, errW)
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		return -1, err
+	}
+	var copies sync.WaitGroup
+	for r, w := range map[*os.File]io.Writer{outR: stdout, errR: stderr} {
+		copies.Go(func() { _, _ = io.Copy(w, r); r.Close() })
+	}
+	stop := context.AfterFunc(ctx, p.kill)
+	defer stop()
+	code, err := p.wait()
+	drained := make(chan struct{})
+	go func() { copies.Wait(); close(drained) }()
+	select {
+	case <-drained:
+	case <-ctx.Done():
+	case <-time.After(pipeGrace):
+		// A child the command left running in the background holds its
+		// output: what it wrote so far is the output.
+		b.log.printf("exec %s: its output is still open %s after it exited; not waiting\n", quoteArgs(argv), pipeGrace)
+	}
+	outR.Close()
+	errR.Close()
+	<-drained
+	if ctx.Err() != nil {
+		return code, ctx.Err()
+	}
+	return code, err
+}
+
+// launch starts a program in the box, in the background; it runs until the
+// task ends.
+func (b *box) launch(_ context.Context, argv []string) error {
+	_, err := b.launchProc(argv)
+	return err
+}
+
+func (b *box) launchProc(argv []string) (*boxProc, error) {
+	sb, err := b.sandbox()
+	if err != nil {
+		return nil, err
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	p, err := sb.start(argv, b.boxEnv(), boxHome, nil, w, w)
+	w.Close()
+	if err != nil {
+		r.Close()
+		return nil, fmt.Errorf("%s: %w", quoteArgs(argv), err)
+	}
+	out := &limitedBuffer{max: 64 << 10}
+	a := &launched{p: p, done: make(chan struct{})}
 	go func() {
-		_ = cmd.Wait()
-		b.log.printf("launched %s exited (%s)\n%s", quoteArgs(argv), cmd.ProcessState, indent(out.String()))
+		code, _ := p.wait()
+		r.Close() // the program's own children may still hold the pipe
+		b.log.printf("launched %s exited (code %d)\n%s", quoteArgs(argv), code, indent(out.String()))
 		close(a.done)
 	}()
+	go func() { _, _ = io.Copy(out, r) }()
 	b.mu.Lock()
 	b.apps = append(b.apps, a)
 	b.mu.Unlock()
-	b.log.printf("launch %s: pid %d\n", quoteArgs(argv), cmd.Process.Pid)
-	return nil
+	b.log.printf("launch %s: pid %d in the box\n", quoteArgs(argv), p.Pid)
+	return p, nil
 }
 
 // path resolves a path a task names, as OSWorld's server does

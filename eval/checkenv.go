@@ -26,12 +26,13 @@ var _ checks.Env = (*checkEnv)(nil)
 
 func (b *box) checkEnv(answer string) *checkEnv { return &checkEnv{b: b, answer: answer} }
 
-// Path resolves a path the task names in the task's files. A path inside the
-// task's home or folder whose symbolic links lead out of them resolves to
-// nothing (the getter then sees a missing file): a task must not make a check
-// read the evaluator's files.
+// Path resolves a path the task names in the task's files (/home/user and ~
+// are the task's home). A path outside the task's home, folder and cache, or
+// inside them with symbolic links leading out, resolves to nothing (the getter
+// then sees a missing file): a task must not make a check read the
+// evaluator's files.
 func (e *checkEnv) Path(p string) string {
-	full := e.b.path(p)
+	full := e.b.taskPath(p)
 	real, err := filepath.EvalSymlinks(full)
 	if err != nil {
 		return full // missing: the getter sees that
@@ -52,7 +53,7 @@ func (e *checkEnv) Path(p string) string {
 			return real
 		}
 	}
-	return real
+	return filepath.Join(e.b.cache, ".outside")
 }
 
 // CacheDir is the task's cache folder.

@@ -29,12 +29,15 @@
 // # Running
 //
 // Run runs a suite: Options.Parallel tasks at once, each on its own Xvfb +
-// openbox display (vision/xdisplay) with its own X authority, a fresh home
-// folder, and an environment without the evaluator's credentials. A task's
-// setup steps and checks run there, with the display's DISPLAY and XAUTHORITY;
-// the Runner gets the display in a Job. Displays and the programs a task
-// started are always stopped: after the check, on a timeout, a runner's panic,
-// or cancellation.
+// openbox display (vision/xdisplay) with its own X authority and a fresh home
+// folder. Every program the task starts (its setup steps, its getters'
+// commands, what the agent launches through Job.Launch) runs in the task's
+// bubblewrap box (bwrap.go): its own user, PID, mount, IPC, UTS and network
+// namespaces, the home at /home/user, only its display's socket and cookie, an
+// environment without the evaluator's variables; the box's Python modules
+// include a pyautogui (package eval/pyautogui). The Runner gets the display in
+// a Job. Displays and every process of the box are always ended: after the
+// check, on a timeout, a runner's panic, or cancellation.
 //
 // # Results folder
 //

@@ -32,6 +32,10 @@ type Job struct {
 	// display's (DISPLAY, XAUTHORITY) with HOME and the XDG base folders pointing
 	// into the task's folder, as the task's own setup commands had.
 	Env []string
+	// Launch starts a program the agent launches in the task's box (as the
+	// task's own programs run) and returns its pid there; paths in the task's
+	// home are given as the harness sees them.
+	Launch func(name string, args ...string) (int, error)
 	// Home is the task's home folder (HOME in Env); the agent's file inspector
 	// may read it.
 	Home string
@@ -107,7 +111,11 @@ type Options struct {
 	// default.
 	MaxSteps int
 	// Timeout is each task's time budget; 0 means the task's own, else DefaultTimeout.
+	// It bounds the task's setup steps too.
 	Timeout time.Duration
+	// TaskNetwork is the network of a task's box: "" (the default), a loopback
+	// of its own; "host", the machine's.
+	TaskNetwork string
 	// Shard runs only every Shard.Count-th task of the suite; the zero value runs all.
 	Shard Shard
 	// Inputs is the cache of the files tasks download (OSWorld's download
@@ -145,6 +153,9 @@ func (o Options) check() (Options, error) {
 	}
 	if o.MaxSteps < 0 || o.Timeout < 0 {
 		return o, errors.New("eval: max steps and timeout cannot be negative")
+	}
+	if o.TaskNetwork != "" && o.TaskNetwork != "host" {
+		return o, fmt.Errorf("eval: task network %q: want host, or none for a loopback of the task's own", o.TaskNetwork)
 	}
 	if err := o.Shard.check(); err != nil {
 		return o, err

@@ -3,7 +3,7 @@
 package eval
 
 import (
-	"os/exec"
+	"os"
 	"path/filepath"
 )
 
@@ -49,16 +49,19 @@ func (h *harness) preflight(t *Task) error {
 	return nil
 }
 
-// appInstalled reports whether a task's program is here: on PATH, or one of
-// the names prepareApps provides (google-chrome for Chromium, python for
-// python3).
+// appInstalled reports whether a task's program is in the task's box: on the
+// box's PATH (this machine's system folders), or one of the names
+// prepareApps provides (google-chrome for Chromium, python for python3).
 func appInstalled(name string) bool {
-	if _, err := exec.LookPath(name); err == nil {
+	if filepath.IsAbs(name) {
+		fi, err := os.Stat(name)
+		return err == nil && !fi.IsDir()
+	}
+	if boxHas(name) {
 		return true
 	}
-	if alias, ok := appAliases[filepath.Base(name)]; ok && filepath.Base(name) == name {
-		_, err := exec.LookPath(alias)
-		return err == nil
+	if alias, ok := appAliases[name]; ok {
+		return boxHas(alias)
 	}
 	return false
 }

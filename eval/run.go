@@ -211,6 +211,7 @@ func (h *harness) runTask(ctx context.Context, t *Task) (res Result, ok bool) {
 		res.Error = fmt.Sprintf("eval: task folder: %v", err)
 		return res, true
 	}
+	b.hostNet = h.o.TaskNetwork == "host"
 	defer b.close()
 	defer b.attachInputs(h.inputs)()
 	if err := b.prepareApps(); err != nil {
@@ -222,16 +223,23 @@ func (h *harness) runTask(ctx context.Context, t *Task) (res Result, ok bool) {
 
 // runAndCheck does a task's setup, run and check on its box.
 func (h *harness) runAndCheck(ctx context.Context, t *Task, b *box, res Result) (Result, bool) {
+	timeout := time.Duration(firstPositive(int64(h.o.Timeout), int64(t.Timeout), int64(DefaultTimeout)))
 	if t.os != nil {
-		if err := b.runSteps(ctx, t.os.config, "config"); err != nil {
+		sctx, cancel := context.WithTimeout(ctx, timeout) // the task's timeout bounds its setup too
+		err := b.runSteps(sctx, t.os.config, "config")
+		cancel()
+		if err != nil && ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) {
+			err = fmt.Errorf("timeout: the task's %s ran out during setup: %w", timeout, err)
+		}
+		if err != nil {
 			res.Error, res.Status = "setup: "+err.Error(), statusOf(err)
 			return res, ctx.Err() == nil
 		}
 	}
 	job := Job{
-		TaskID: t.ID, Instruction: t.Instruction, Display: b.d, Env: slices.Clone(b.env), Home: b.home,
+		TaskID: t.ID, Instruction: t.Instruction, Display: b.d, Env: slices.Clone(b.env), Home: b.home, Launch: b.agentLaunch,
 		MaxSteps: firstPositive(h.o.MaxSteps, t.MaxSteps),
-		Timeout:  time.Duration(firstPositive(int64(h.o.Timeout), int64(t.Timeout), int64(DefaultTimeout))),
+		Timeout:  timeout,
 		TraceDir: filepath.Join(filepath.Dir(b.home), "trace"),
 	}
 	if t.File != "" {

@@ -32,13 +32,13 @@ func (b *box) runStep(ctx context.Context, s step) error {
 	case "command", "execute":
 		return b.execute(ctx, s)
 	case "launch":
-		return b.launch(ctx, b.argv(b.resolve(s.cmd)))
+		return b.launch(ctx, b.argv(s.cmd))
 	case "open":
 		p := b.path(s.path)
 		if _, err := os.Stat(p); err != nil {
 			return fmt.Errorf("open %s: %w", p, err)
 		}
-		return b.launch(ctx, []string{"xdg-open", p})
+		return b.launch(ctx, []string{"xdg-open", b.boxPath(p)})
 	case "sleep":
 		return wait.Sleep(ctx, s.sleep)
 	case "wait_window":
@@ -60,9 +60,12 @@ func (b *box) runStep(ctx context.Context, s step) error {
 func (b *box) execute(ctx context.Context, s step) error {
 	deadline := time.Now().Add(commandTimeout)
 	for {
-		res, err := b.exec(ctx, b.resolve(s.cmd))
+		res, err := b.exec(ctx, s.cmd)
 		if err != nil {
 			return err
+		}
+		if call, ok := unsupportedPyautogui(res.stderr); ok {
+			return &UnsupportedError{What: "pyautogui call", Name: call}
 		}
 		for name, text := range map[string]string{s.stdout: res.stdout, s.stderr: res.stderr} {
 			if name != "" {
@@ -88,4 +91,18 @@ func (u *until) holds(r execResult) bool {
 	return (u.returnCode != nil && r.code == *u.returnCode) ||
 		(u.stdout != nil && strings.Contains(r.stdout, *u.stdout)) ||
 		(u.stderr != nil && strings.Contains(r.stderr, *u.stderr))
+}
+
+// pyautoguiMarker starts the line the box's pyautogui module writes to stderr
+// when a task calls what it does not have (eval/pyautogui): the step then
+// fails, where OSWorld would go on past the command's non-zero exit.
+const pyautoguiMarker = "deskpilot-pyautogui: unsupported: "
+
+func unsupportedPyautogui(stderr string) (string, bool) {
+	_, rest, ok := strings.Cut(stderr, pyautoguiMarker)
+	if !ok {
+		return "", false
+	}
+	call, _, _ := strings.Cut(rest, "\n")
+	return strings.TrimSpace(call), true
 }

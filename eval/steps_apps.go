@@ -4,7 +4,6 @@ package eval
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 )
@@ -28,18 +27,15 @@ const pythonShim = `#!/bin/sh
 exec python3 "$@"
 `
 
-// prepareApps puts, in the task's ~/.local/bin (first on its PATH), the
-// programs of appAliases this machine lacks under OSWorld's name but has under
-// Debian's.
+// prepareApps puts, in the task's ~/.local/bin (first on its PATH, in the box
+// and in the agent's environment), the programs of appAliases the box lacks
+// under OSWorld's name but has under Debian's.
 func (b *box) prepareApps() error {
 	bin := filepath.Join(b.home, ".local", "bin")
 	shims := map[string]string{"google-chrome": chromeShim, "python": pythonShim}
 	made := false
 	for name, script := range shims {
-		if _, err := exec.LookPath(name); err == nil {
-			continue
-		}
-		if _, err := exec.LookPath(appAliases[name]); err != nil {
+		if boxHas(name) || !boxHas(appAliases[name]) {
 			continue
 		}
 		if err := os.MkdirAll(bin, 0o755); err != nil {
@@ -57,18 +53,16 @@ func (b *box) prepareApps() error {
 	return nil
 }
 
-// resolve points a command that is no shell script at the program
-// prepareApps provided for its name, when it did: exec finds programs on the
-// harness's PATH, not on the task's.
-func (b *box) resolve(c command) command {
-	if c.shell || len(c.args) == 0 || strings.Contains(c.args[0], "/") {
-		return c
-	}
-	p := filepath.Join(b.home, ".local", "bin", c.args[0])
-	if _, ok := appAliases[c.args[0]]; ok {
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-			c.args = append([]string{p}, c.args[1:]...)
+// boxSystemPath is the box's PATH after the task's ~/.local/bin.
+var boxSystemPath = []string{"/usr/local/bin", "/usr/bin", "/bin"}
+
+// boxHas reports whether the box finds the program name on its PATH (the
+// machine's system folders, which the box shares read-only).
+func boxHas(name string) bool {
+	for _, dir := range boxSystemPath {
+		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return true
 		}
 	}
-	return c
+	return false
 }

@@ -24,6 +24,7 @@ type evalFlags struct {
 	out, resume, screen, xDisplay, shard string
 	cache                                string // --cache (eval_fetch.go)
 	displayServer                        string // --display-server (evalsway.go)
+	taskNetwork                          string // --task-network
 	parallel, maxSteps                   int
 	timeout                              time.Duration
 	asJSON, yes                          bool
@@ -61,6 +62,7 @@ shards and Kubernetes.`,
 	fl.BoolVar(&f.asJSON, "json", false, "print the summary as JSON on stdout")
 	fl.StringVar(&f.displayServer, "display-server", "xvfb", "what the agent drives in each task: xvfb (the task's X display) or sway (a headless sway of the task's own)")
 	fl.BoolVarP(&f.yes, "yes", "y", false, "approve every action the safety policy asks about (unattended runs refuse them otherwise)")
+	fl.StringVar(&f.taskNetwork, "task-network", "", "network of each task's box: host shares this machine's (default: a loopback of the task's own)")
 	fl.StringVar(&f.cache, "cache", "", "read the files tasks download only from this inputs cache (filled by 'deskpilot eval fetch'); default: the user's cache folder, downloading what is missing")
 	cmd.AddCommand(newEvalMergeCmd(), newEvalFetchCmd())
 	return cmd
@@ -68,7 +70,8 @@ shards and Kubernetes.`,
 
 // options turns the flags into eval.Options; a bad flag is a usage error.
 func (f *evalFlags) options(suite string) (eval.Options, error) {
-	o := eval.Options{Suite: suite, Parallel: f.parallel, XDisplay: f.xDisplay, MaxSteps: f.maxSteps, Timeout: f.timeout}
+	o := eval.Options{Suite: suite, Parallel: f.parallel, XDisplay: f.xDisplay, MaxSteps: f.maxSteps, Timeout: f.timeout,
+		TaskNetwork: f.taskNetwork}
 	switch {
 	case f.out != "" && f.resume != "" && f.out != f.resume:
 		return o, errors.New("--out and --resume name different folders: give one")

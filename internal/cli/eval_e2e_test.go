@@ -34,7 +34,7 @@ func TestEvalDesktop(t *testing.T) {
 	isolate(t)
 	t.Setenv("OPENAI_API_KEY", canaryKey)
 	suite := copySuite(t, "../../eval/suites/desktop", "xterm-create-file", "form-name-email", "zenity-question-yes", "xterm-disk-usage-answer")
-	envDump(t)
+	envDump(t, suite)
 	m := newScriptedModel(t, map[string]policy{
 		"hello from deskpilot": terminalPolicy,
 		"Ada Lovelace":         formPolicy,
@@ -95,17 +95,19 @@ func TestEvalDesktop(t *testing.T) {
 	}
 }
 
-// envDump puts deskpilot-envdump on PATH: a program that writes its
-// environment to $HOME/launched-env.txt.
-func envDump(t *testing.T) {
+// envDump puts deskpilot-envdump in the suite's folder, which the task's box
+// sees at its own path: a program that writes its environment to
+// $HOME/launched-env.txt.
+func envDump(t *testing.T, suite string) {
 	t.Helper()
-	bin := t.TempDir()
 	script := "#!/bin/sh\nenv > \"$HOME/launched-env.part\" && mv \"$HOME/launched-env.part\" \"$HOME/launched-env.txt\"\n"
-	if err := os.WriteFile(filepath.Join(bin, "deskpilot-envdump"), []byte(script), 0o755); err != nil {
+	envDumpPath = filepath.Join(suite, "deskpilot-envdump")
+	if err := os.WriteFile(envDumpPath, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 }
+
+var envDumpPath string // envDump's program
 
 // terminalPolicy clicks into the terminal (the largest white box on the
 // screen), writes hello.txt with the shell, then launches a program that
@@ -127,7 +129,7 @@ func terminalPolicy(t testing.TB, step int, r llmtest.Request) string {
 		p := centre(big)
 		return fmt.Sprintf("click(%d, %d)\ntype_text(\"echo 'hello from deskpilot' > ~/hello.txt\\n\")", p.X, p.Y)
 	case 1:
-		return `launch("deskpilot-envdump")`
+		return fmt.Sprintf("launch(%q)", envDumpPath)
 	default:
 		if obs := lastObservation(r); strings.Contains(obs, "Error") {
 			t.Errorf("terminal: launch failed: %s", obs)
@@ -187,8 +189,8 @@ func checkLaunchedEnv(t *testing.T, home string) {
 	if a := env["XAUTHORITY"]; a == "" || a == os.Getenv("XAUTHORITY") {
 		t.Errorf("launched with XAUTHORITY %q; want the task display's own", a)
 	}
-	if env["HOME"] != home {
-		t.Errorf("launched with HOME %q, want the task's %s", env["HOME"], home)
+	if env["HOME"] != "/home/user" { // the task's home, in its box
+		t.Errorf("launched with HOME %q, want the task's /home/user", env["HOME"])
 	}
 	if _, ok := env["OPENAI_API_KEY"]; ok || strings.Contains(string(data), canaryKey) {
 		t.Errorf("the launched program saw the evaluator's API key")

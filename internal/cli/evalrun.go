@@ -61,12 +61,14 @@ func (r *evalRunner) run(ctx context.Context, j eval.Job) (eval.Outcome, error) 
 			return eval.Outcome{Outcome: string(agent.Failed), Exit: exitFailed}, err
 		}
 		defer c.close()
+		j.Launch = nil // programs go to the compositor, not to the task's X display
 		cfg.Backend, cfg.XDisplay, wayland, env = "wlroots", "", c.socket, c.env
 	}
 	ready, err := wiring.Open(ctx, cfg, wiring.Options{
 		Wayland:    wayland,
 		XAuthority: j.Display.XAuthority,
 		Env:        env,
+		Launch:     j.Launch,
 		Environ:    func() []string { return env }, // no DESKPILOT_SECRET_* of the evaluator
 		Home:       j.Home,
 		Roots:      j.Files,

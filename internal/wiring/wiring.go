@@ -73,6 +73,9 @@ type Options struct {
 	// open_url), to which the display's DISPLAY and XAUTHORITY are added; nil
 	// = this process's own.
 	Env []string
+	// Launch, when set, starts the programs the agent launches instead of the
+	// desktop (eval: in the task's box); it returns the program's pid.
+	Launch func(name string, args ...string) (int, error)
 	// Log receives operational logs; nil discards them.
 	Log *slog.Logger
 	// Version is recorded in traces.
@@ -228,6 +231,9 @@ func NewAgent(ctx context.Context, cfg config.Config, d *desktop.Desktop, o Opti
 		Launch:       d.Launch,
 		Log:          o.Log,
 		Version:      o.Version,
+	}
+	if o.Launch != nil {
+		a.Launch = o.Launch
 	}
 	if o.HasWindow {
 		a.OwnWindows, a.OwnInput = d.OwnWindows, d.OwnInput
