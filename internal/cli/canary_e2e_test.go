@@ -2,10 +2,12 @@ package cli
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -78,6 +80,9 @@ print(visit_page("`+page.URL+`/echo"))`),
 	run("", "traces", "export", dir, "--format", "jsonl", "--inline-images")
 	run("", "traces", "export", dir, "--format", "html", "-o", filepath.Join(out, "report.html"))
 	run("", "traces", "export", dir, "--format", "dataset", "--redact", "-o", filepath.Join(out, "dataset"))
+	for _, f := range []string{"agentnet", "openai-chat", "hf-parquet"} {
+		run("", "traces", "dataset", dir, "--format", f, "--redact", "--out", filepath.Join(out, "ds-"+f))
+	}
 	run("", "traces", "script", dir, "-o", filepath.Join(out, "run.star"))
 	run("", "replay", dir, "--dry-run")
 	run(`print(inspect_file("~/notes.txt"))`+"\n", "console", "--trace-dir", traces, "--x-display", d.Name)
@@ -90,7 +95,8 @@ print(visit_page("`+page.URL+`/echo"))`),
 
 	noLeak(t, "the commands' output", outputs.String())
 	checkRequests(t, reader, srv)
-	images := checkFiles(t, reader, traces) + checkFiles(t, reader, out)
+	images := checkFiles(t, reader, traces) + checkFiles(t, reader, out) +
+		checkParquet(t, reader, filepath.Join(out, "ds-hf-parquet", "data", "train-00000.parquet"))
 	if images < 10 {
 		t.Errorf("only %d images were read; the session should leave more", images)
 	}
@@ -105,6 +111,52 @@ func reverseString(s string) string {
 		rs[i], rs[j] = rs[j], rs[i]
 	}
 	return string(rs)
+}
+
+// checkParquet reads a parquet dataset back with DuckDB (its columns are
+// compressed, so its bytes say nothing), checks every value it holds and the
+// OCR of every image in it, and returns the number of images.
+func checkParquet(t *testing.T, r *ocr.Reader, file string) int {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Fatalf("node is needed to read the parquet dataset back (make node-deps): %v", err)
+	}
+	dir, err := filepath.Abs(filepath.Join("..", "..", "test", "node"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(t.Context(), "node", filepath.Join(dir, "read_parquet.mjs"), file)
+	cmd.Dir = dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	data, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("DuckDB: %v\n%s", err, stderr.String())
+	}
+	noLeak(t, "the rows of "+file, string(data))
+	var res struct {
+		Rows []struct {
+			Images []struct{ Bytes string } `json:"images"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal(data, &res); err != nil {
+		t.Fatalf("DuckDB's output: %v", err)
+	}
+	n := 0
+	for _, row := range res.Rows {
+		for _, img := range row.Images {
+			png, err := base64.StdEncoding.DecodeString(img.Bytes)
+			if err != nil {
+				t.Fatalf("an image of %s: %v", file, err)
+			}
+			noLeak(t, "the OCR of an image in "+file, ocrText(t, r, png))
+			n++
+		}
+	}
+	if n == 0 {
+		t.Errorf("%s holds no images", file)
+	}
+	return n
 }
 
 // mcpSession drives `deskpilot mcp` from the TypeScript SDK client through a
