@@ -6,10 +6,12 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"strings"
 	"testing"
 
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
+	"go.starlark.net/starlark"
 
 	"deskpilot/actions/robot"
 	"deskpilot/agent/convo"
@@ -221,4 +223,47 @@ func filter(evs []xevent, kind string) []xevent {
 		}
 	}
 	return out
+}
+
+// TestPyAutoGUIDragAcrossRepliesOnRealX: a pyautogui program presses the
+// button with mouseDown and ends; the next moves (a drag: Button1 held in
+// the motion an application sees) and releases with mouseUp at its point,
+// through the real executor and XTest robot on a private display.
+func TestPyAutoGUIDragAcrossRepliesOnRealX(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an X display")
+	}
+	d, r := robotOnDisplay(t, fullHD)
+	events := watchPointer(t, d)
+	m := vision.Mapper{Display: image.Rectangle{Max: fullHD}, Image: fullHD, Mode: vision.CoordPixels}
+	ex := script.New(script.Options{Modules: func(call func(*starlark.Thread, string, starlark.Tuple, []starlark.Tuple) (starlark.Value, error)) starlark.StringDict {
+		return PyAutoGUI{}.Modules(call)
+	}}, script.Desktop(script.DesktopDeps{Mapper: m, Input: r})...)
+	run := func(code string) {
+		t.Helper()
+		if out := ex.Exec(t.Context(), code); out.Err != nil {
+			t.Fatalf("program failed: %v\n%s", out.Err, code)
+		}
+	}
+	events.drain(t)
+	run("pyautogui.mouseDown(300, 200)")
+	got := events.drain(t)
+	if p := filter(got, "press"); len(p) != 1 || p[0].button != 1 || p[0].at != image.Pt(300, 200) || len(filter(got, "release")) != 0 {
+		t.Fatalf("first reply: %+v, want one press of button 1 at (300, 200) and no release", got)
+	}
+	run("pyautogui.moveTo(700, 500)\npyautogui.mouseUp(900, 600)")
+	got = events.drain(t)
+	if ms := filter(got, "motion"); len(ms) == 0 || ms[0].state&xproto.ButtonMask1 == 0 {
+		t.Errorf("the move after mouseDown does not drag: %+v", ms)
+	}
+	if rel := filter(got, "release"); len(rel) != 1 || rel[0].button != 1 || rel[0].at != image.Pt(900, 600) {
+		t.Errorf("second reply: releases %+v, want button 1 released at (900, 600)", rel)
+	}
+	// Nothing is down now: a mouseUp says so and sends nothing.
+	if out := ex.Exec(t.Context(), "pyautogui.mouseUp(10, 10)"); out.Err == nil || !strings.Contains(out.Err.Msg, "not down") {
+		t.Errorf("mouseUp with nothing down: %+v", out.Err)
+	}
+	if rel := filter(events.drain(t), "release"); len(rel) != 0 {
+		t.Errorf("a release was sent with nothing held: %+v", rel)
+	}
 }

@@ -203,10 +203,12 @@ func TestPyAutoGUIModules(t *testing.T) {
 		{"computer.triple_click", fence("computer.triple_click(7, 8)"), []string{"double_click(7, 8)", "click(7, 8)"}},
 		{"moveTo then dragTo", fence("pyautogui.moveTo(100, 100)\npyautogui.dragTo(300, 400, duration=1.0)"),
 			[]string{"move(100, 100)", "cursor_position()", "drag(10, 20, 300, 400)"}},
-		{"mouseDown, moveTo, mouseUp drags", fence("pyautogui.mouseDown(1, 2)\npyautogui.mouseUp(5, 6)"),
-			[]string{"move(1, 2)", "drag(1, 2, 5, 6)"}},
-		{"mouseDown and up in place clicks", fence("pyautogui.mouseDown(1, 2)\npyautogui.mouseUp(1, 2)"),
-			[]string{"move(1, 2)", "click(1, 2)"}},
+		{"mouseDown, moveTo, mouseUp holds the button", fence("pyautogui.mouseDown(1, 2)\npyautogui.moveTo(3, 4)\npyautogui.mouseUp(5, 6)"),
+			[]string{"mouse_down(1, 2)", "move(3, 4)", "mouse_up(5, 6)"}},
+		{"mouseDown at the cursor", fence("pyautogui.mouseDown()\npyautogui.mouseUp()"),
+			[]string{"cursor_position()", "mouse_down(10, 20)", "cursor_position()", "mouse_up(10, 20)"}},
+		{"mouseDown with ctrl held drags with it", fence("pyautogui.keyDown('ctrl')\npyautogui.mouseDown(1, 2)\npyautogui.mouseUp(5, 6)"),
+			[]string{"move(1, 2)", `drag(1, 2, 5, 6, modifiers="ctrl")`}},
 		{"scroll down at the cursor", fence("pyautogui.scroll(-5)"), []string{"cursor_position()", `scroll(10, 20, direction="down", amount=5)`}},
 		{"big scroll in chunks", fence("pyautogui.scroll(120, x=1, y=2)"),
 			[]string{`scroll(1, 2, direction="up", amount=50)`, `scroll(1, 2, direction="up", amount=50)`, `scroll(1, 2, direction="up", amount=20)`}},
@@ -283,8 +285,10 @@ func TestPyAutoGUIStateIsPerThread(t *testing.T) {
 		}
 	}
 	exec("pyautogui.keyDown('ctrl')\npyautogui.mouseDown(1, 2)")
-	exec("pyautogui.press('a')\npyautogui.mouseUp(5, 5)") // a new block: nothing held
-	want := []string{"move(1, 2)", `press("a")`}
+	// A new block: no key held, no remembered mouseDown; mouseUp releases
+	// whatever the desktop holds (mouse_up says when nothing is down).
+	exec("pyautogui.press('a')\npyautogui.mouseUp(5, 5)")
+	want := []string{"move(1, 2)", `press("a")`, "mouse_up(5, 5)"}
 	if !slices.Equal(rc.calls, want) {
 		t.Errorf("calls = %q, want %q", rc.calls, want)
 	}

@@ -207,7 +207,11 @@ func (m *pyState) dragTo(th *starlark.Thread, name string, args starlark.Tuple, 
 	return m.call(th, "drag", starlark.Tuple{fx, fy, x, y}, mods)
 }
 
-// mouseDown remembers where the left button went down (moving there).
+// mouseDown presses the left button and keeps it down (mouse_down), so a
+// later moveTo drags and a mouseUp, in this program or a later one, drops:
+// a drag over several replies, as pyautogui does it. With keys held by
+// keyDown, or on a desktop whose input cannot keep a button down, it
+// remembers the point instead, and this program's mouseUp drags from it.
 func (m *pyState) mouseDown(th *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	m.begin(th)
 	x, y, button, ignore := starlark.Value(starlark.None), starlark.Value(starlark.None), "left", starlark.Value(nil)
@@ -223,6 +227,12 @@ func (m *pyState) mouseDown(th *starlark.Thread, name string, args starlark.Tupl
 	if err != nil {
 		return nil, err
 	}
+	if !m.held.any() {
+		_, err := m.call(th, "mouse_down", starlark.Tuple{x, y}, nil)
+		if err == nil || !cannotHold(err) {
+			return starlark.None, err
+		}
+	}
 	if moveFirst {
 		if _, err := m.call(th, "move", starlark.Tuple{x, y}, nil); err != nil {
 			return nil, err
@@ -232,7 +242,9 @@ func (m *pyState) mouseDown(th *starlark.Thread, name string, args starlark.Tupl
 	return starlark.None, nil
 }
 
-// mouseUp ends a mouseDown: a drag to here, or a click when it is the same point.
+// mouseUp releases the button mouseDown holds, at the point given (the
+// pointer drags there first), or ends a remembered mouseDown of this
+// program: a drag to here, or a click when it is the same point.
 func (m *pyState) mouseUp(th *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	m.begin(th)
 	x, y, button, ignore := starlark.Value(starlark.None), starlark.Value(starlark.None), "left", starlark.Value(nil)
@@ -247,7 +259,11 @@ func (m *pyState) mouseUp(th *starlark.Thread, name string, args starlark.Tuple,
 	down := m.down
 	m.down = nil
 	if down == nil {
-		return starlark.None, nil // no button is down: nothing to release
+		_, err := m.call(th, "mouse_up", starlark.Tuple{x, y}, nil)
+		if err != nil && cannotHold(err) {
+			return starlark.None, nil // nothing can be down: nothing to release
+		}
+		return starlark.None, err
 	}
 	mods, err := m.modifiers()
 	if err != nil {
@@ -257,6 +273,12 @@ func (m *pyState) mouseUp(th *starlark.Thread, name string, args starlark.Tuple,
 		return m.call(th, "click", down, mods)
 	}
 	return m.call(th, "drag", starlark.Tuple{down[0], down[1], x, y}, mods)
+}
+
+// cannotHold reports whether err says the desktop's input cannot keep a
+// button down (actions.ErrCannotHold, whose message crosses the sandbox).
+func cannotHold(err error) bool {
+	return strings.Contains(err.Error(), actions.ErrCannotHold.Error())
 }
 
 // scroll is scroll (positive up) and hscroll (positive right).
