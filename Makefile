@@ -14,10 +14,12 @@ DEB_PKGS  := gcc pkg-config xvfb openbox xdotool x11-utils x11-xserver-utils xte
              mousepad tesseract-ocr libtesseract-dev tesseract-ocr-eng gcc-mingw-w64-x86-64 \
              bubblewrap
 # The apps eval/checks' tests drive to read and make the files OSWorld's
-# getters and metrics read: Chromium (DevTools tabs, its profile), VLC (its
-# HTTP interface), LibreOffice Impress (presentations), Thunderbird (its
-# profile).
-DEB_PKGS  += chromium vlc libreoffice-impress thunderbird
+# getters and metrics read, and that OSWorld's tasks launch: Chromium
+# (DevTools tabs, its profile; socat forwards the DevTools port as the tasks
+# ask), VLC (its HTTP interface), LibreOffice Calc, Writer and Impress,
+# Thunderbird (its profile), GIMP and Nautilus.
+EVAL_APPS := chromium socat vlc libreoffice-calc libreoffice-writer libreoffice-impress thunderbird gimp nautilus
+DEB_PKGS  += $(EVAL_APPS)
 # Wayland: headless sway (wlroots; the pixman renderer, no GPU) and mutter
 # with pipewire + wireplumber for the wlroots, gnome and portal backends'
 # tests (vision/wldisplay), native apps to drive there (foot, zenity and
@@ -38,7 +40,7 @@ DEB_PKGS  += sway grim wtype foot wl-clipboard wayland-utils \
 RUNTIME_PKGS := ca-certificates xvfb openbox xdotool x11-utils x11-xserver-utils xterm xclip \
              python3 python3-tk python3-pil python3-pyatspi imagemagick fonts-dejavu-core fonts-noto-cjk \
              xdg-utils at-spi2-core dbus-daemon dbus-x11 zenity mousepad tesseract-ocr tesseract-ocr-eng \
-             chromium vlc libreoffice-impress thunderbird bubblewrap
+             $(EVAL_APPS) bubblewrap
 export CGO_ENABLED := 1
 # VERSION is what `deskpilot --version` reports and what the packages are called:
 # FyneApp.toml's Version, and for an untagged commit ~git<count>.<hash>

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"time"
@@ -223,29 +222,88 @@ func compareURLs(a, b any) bool {
 	return normalizeURL(as) == normalizeURL(bs)
 }
 
+// normalizeURL is OSWorld's normalize_url: Python's urlparse, the scheme
+// defaulting to http, the netloc lower-cased without "www.", a path of "/"
+// emptied, and urlunparse, with the rules of both (Python 3.10, the VM's):
+// no percent-decoding, "example.com/a" is a path (so it differs from
+// "http://example.com/a"), and an opaque URL (data:, about:, mailto:) keeps
+// everything after its scheme.
 func normalizeURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return s
+	s = strings.TrimLeft(s, "\x00\x01\x02\x03\x04\x05\x06\x07\x08\t\n\x0b\x0c\r\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f ")
+	s = strings.NewReplacer("\t", "", "\r", "", "\n", "").Replace(s)
+	scheme, rest := "", s
+	if i := strings.IndexByte(s, ':'); i > 0 && isASCIILetter(s[0]) && strings.Trim(s[:i], schemeChars) == "" {
+		scheme, rest = strings.ToLower(s[:i]), s[i+1:]
 	}
-	scheme := strings.ToLower(u.Scheme)
+	netloc := ""
+	if strings.HasPrefix(rest, "//") {
+		end := len(rest)
+		if j := strings.IndexAny(rest[2:], "/?#"); j >= 0 {
+			end = 2 + j
+		}
+		netloc, rest = rest[2:end], rest[end:]
+	}
+	fragment, query := "", ""
+	if i := strings.IndexByte(rest, '#'); i >= 0 {
+		rest, fragment = rest[:i], rest[i+1:]
+	}
+	if i := strings.IndexByte(rest, '?'); i >= 0 {
+		rest, query = rest[:i], rest[i+1:]
+	}
+	path, params := rest, ""
+	if usesParams[scheme] && strings.Contains(path, ";") {
+		from := max(strings.LastIndexByte(path, '/'), 0)
+		if i := strings.IndexByte(path[from:], ';'); i >= 0 {
+			path, params = path[:from+i], path[from+i+1:]
+		}
+	}
 	if scheme == "" {
 		scheme = "http"
 	}
-	host := strings.ReplaceAll(strings.ToLower(u.Host), "www.", "")
-	p := u.EscapedPath()
-	if p == "/" {
-		p = ""
+	netloc = strings.ReplaceAll(strings.ToLower(netloc), "www.", "")
+	if path == "/" {
+		path = ""
 	}
-	out := scheme + "://" + host + p
-	if u.RawQuery != "" || u.ForceQuery {
-		out += "?" + u.RawQuery
+	out := path
+	if params != "" {
+		out += ";" + params
 	}
-	if u.Fragment != "" {
-		out += "#" + u.EscapedFragment()
+	if netloc != "" || usesNetloc[scheme] && !strings.HasPrefix(out, "//") {
+		if out != "" && out[0] != '/' {
+			out = "/" + out
+		}
+		out = "//" + netloc + out
+	}
+	out = scheme + ":" + out
+	if query != "" {
+		out += "?" + query
+	}
+	if fragment != "" {
+		out += "#" + fragment
 	}
 	return out
 }
+
+// Python's urllib.parse tables: the characters of a scheme, and the schemes
+// that take a netloc and ;params.
+const schemeChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+-."
+
+var (
+	usesNetloc = setOf("", "ftp", "http", "gopher", "nntp", "telnet", "imap", "wais", "file", "mms", "https", "shttp",
+		"snews", "prospero", "rtsp", "rtspu", "rsync", "svn", "svn+ssh", "sftp", "nfs", "git", "git+ssh", "ws", "wss")
+	usesParams = setOf("", "ftp", "hdl", "prospero", "http", "imap", "https", "shttp", "rtsp", "rtspu", "sip", "sips",
+		"mms", "sftp", "tel")
+)
+
+func setOf(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 func isExpectedTabs(_ context.Context, c Call) (Score, error) {
 	r, err := rules(c)
