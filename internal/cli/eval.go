@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -24,9 +26,10 @@ type evalFlags struct {
 	out, resume, screen, xDisplay, shard string
 	cache                                string // --cache (eval_fetch.go)
 	displayServer                        string // --display-server (evalsway.go)
-	parallel, maxSteps                   int
+	parallel, maxSteps, attempts         int
 	timeout                              time.Duration
 	asJSON, yes                          bool
+	judge                                judgeFlags // --select judge (evaljudge.go)
 }
 
 func newEvalCmd(s *settings) *cobra.Command {
@@ -61,6 +64,12 @@ shards and Kubernetes.`,
 	fl.BoolVar(&f.asJSON, "json", false, "print the summary as JSON on stdout")
 	fl.StringVar(&f.displayServer, "display-server", "xvfb", "what the agent drives in each task: xvfb (the task's X display) or sway (a headless sway of the task's own)")
 	fl.BoolVarP(&f.yes, "yes", "y", false, "approve every action the safety policy asks about (unattended runs refuse them otherwise)")
+	fl.IntVar(&f.attempts, "attempts", 1, "independent attempts of each task, each on its own display and home; the summary gives pass@1, pass@k, mean and spread")
+	fl.StringVar(&f.judge.selection, "select", eval.SelectFirst, "which attempt is a task's result: first, or judge (a model compares the attempts' narratives; bBoN@k)")
+	fl.StringVar(&f.judge.model, "judge-model", "", "the judge's model (default: the agent's)")
+	fl.StringVar(&f.judge.baseURL, "judge-base-url", "", "the judge's endpoint (default: the agent's)")
+	fl.StringVar(&f.judge.provider, "judge-provider", "", "the judge's wire format: chat, responses, anthropic or gemini (default: by its base URL)")
+	fl.StringVar(&f.judge.apiKeyEnv, "judge-api-key-env", "", "environment variable holding the judge's key (default: the agent's key when the judge shares its endpoint, else none)")
 	fl.StringVar(&f.cache, "cache", "", "read the files tasks download only from this inputs cache (filled by 'deskpilot eval fetch'); default: the user's cache folder, downloading what is missing")
 	cmd.AddCommand(newEvalMergeCmd(), newEvalFetchCmd())
 	return cmd
@@ -68,7 +77,7 @@ shards and Kubernetes.`,
 
 // options turns the flags into eval.Options; a bad flag is a usage error.
 func (f *evalFlags) options(suite string) (eval.Options, error) {
-	o := eval.Options{Suite: suite, Parallel: f.parallel, XDisplay: f.xDisplay, MaxSteps: f.maxSteps, Timeout: f.timeout}
+	o := eval.Options{Suite: suite, Parallel: f.parallel, Attempts: f.attempts, XDisplay: f.xDisplay, MaxSteps: f.maxSteps, Timeout: f.timeout}
 	switch {
 	case f.out != "" && f.resume != "" && f.out != f.resume:
 		return o, errors.New("--out and --resume name different folders: give one")
@@ -81,6 +90,12 @@ func (f *evalFlags) options(suite string) (eval.Options, error) {
 	}
 	if f.parallel < 1 {
 		return o, fmt.Errorf("--parallel %d: must be at least 1", f.parallel)
+	}
+	if f.attempts < 1 {
+		return o, fmt.Errorf("--attempts %d: must be at least 1", f.attempts)
+	}
+	if f.judge.selection == eval.SelectJudge && f.attempts < 2 {
+		return o, errors.New("--select judge picks among attempts: give --attempts 2 or more")
 	}
 	if f.maxSteps < 0 || f.timeout < 0 {
 		return o, errors.New("--max-steps and --timeout cannot be negative")
@@ -118,6 +133,10 @@ func runEval(cmd *cobra.Command, s *settings, f *evalFlags, suite string) error 
 		return &exitError{exitUsage, errors.New(config.ErrNoModel)}
 	}
 	o.Model = cfg.Model
+	var judgeKey string
+	if o.Judge, judgeKey, err = f.judge.judgeFor(cfg, f.attempts); err != nil {
+		return &exitError{exitUsage, err}
+	}
 	stderr := &lockedWriter{w: cmd.ErrOrStderr()}
 	o.Progress = stderr
 	// One OCR reader and one PDF engine for every task.
@@ -125,7 +144,7 @@ func runEval(cmd *cobra.Command, s *settings, f *evalFlags, suite string) error 
 	defer engines.Close()
 	r := &evalRunner{cfg: cfg, yes: f.yes, shared: f.xDisplay != "", engines: engines, version: s.version,
 		log:     slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-		secrets: cfgSecrets(cfg)}
+		secrets: append(cfgSecrets(cfg), nonEmpty(judgeKey)...)}
 	if r.compositor, err = compositorFor(f.displayServer); err != nil {
 		return &exitError{exitUsage, err}
 	}
@@ -142,6 +161,7 @@ func runEval(cmd *cobra.Command, s *settings, f *evalFlags, suite string) error 
 		}
 	}
 	fmt.Fprintf(stderr, "eval: %d of %d passed, %d finished; results in %s\n", sum.Passed, sum.Tasks, len(sum.Results), o.Out)
+	printAttempts(stderr, sum)
 	switch {
 	case err == nil:
 		return nil
@@ -180,12 +200,51 @@ suites or models, the same shard twice, or a task in two folders are refused.`,
 				}
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "eval merge: %d of %d passed, %d finished; results in %s\n", sum.Passed, sum.Tasks, len(sum.Results), out)
+			printAttempts(cmd.ErrOrStderr(), sum)
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "the merged results folder (new or empty)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the merged summary as JSON on stdout")
 	return cmd
+}
+
+// printAttempts prints the attempt figures of a summary, overall and per
+// domain; nothing with one attempt per task.
+func printAttempts(w io.Writer, sum eval.Summary) {
+	a := sum.Attempts
+	if a == nil {
+		return
+	}
+	fmt.Fprintf(w, "eval: %d attempts per task, %s selects; over %d tasks: %s\n", a.K, a.Select, a.Overall.Tasks, a.Overall.Line(a.K))
+	for _, d := range a.DomainNames() {
+		fmt.Fprintf(w, "eval:   %s (%d tasks): %s\n", d, a.Domains[d].Tasks, a.Domains[d].Line(a.K))
+	}
+	for _, t := range a.Tasks {
+		scores := make([]string, len(t.Scores))
+		for i, s := range t.Scores {
+			scores[i] = "-"
+			if s != nil {
+				scores[i] = strconv.FormatFloat(*s, 'f', -1, 64)
+			}
+		}
+		line := fmt.Sprintf("eval:   %s: scores %s; pass@1 %.2f, pass@%d %.2f, mean %.2f, min-max %.2f-%.2f",
+			visibleControls(t.ID), strings.Join(scores, " "), t.PassAt1, a.K, t.PassAtK, t.Mean, t.Min, t.Max)
+		if sel := t.Selection; sel != nil {
+			line += fmt.Sprintf("; selected attempt %d (%s)", sel.Attempt, sel.By)
+		}
+		fmt.Fprintln(w, line)
+	}
+}
+
+func nonEmpty(ss ...string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // lockedWriter serialises writes: the harness's progress lines and the logs
