@@ -148,20 +148,37 @@ func stepText(s trace.Step) string {
 	return b.String()
 }
 
-// crops shows the screen before and after step s around target (the
-// whole screen, scaled down, when the run had acted on no point yet).
+// crops shows the screen before and after step s around target, or around
+// the region that changed when that lies elsewhere (typing into a field
+// changes the screen away from the click that focused it); the whole
+// screen, scaled down, when the run had acted on no point yet and nothing
+// changed.
 func (n *narrative) crops(t *trace.Trace, attempt int, s trace.Step, target *image.Point) {
-	before, after := s.Frame, s.Observation.Frame
-	if before == "" || after == "" {
+	if s.Frame == "" || s.Observation.Frame == "" {
 		return
 	}
-	for _, f := range []struct{ which, rel string }{{"before", before}, {"after", after}} {
-		img, _, _, err := trace.DecodeFrame(t.Dir, f.rel)
+	var frames [2]*image.RGBA
+	for i, rel := range []string{s.Frame, s.Observation.Frame} {
+		img, _, _, err := trace.DecodeFrame(t.Dir, rel)
 		if err != nil {
-			n.say("  (%s: no image: %v)\n", f.which, err)
-			continue
+			n.say("  (no image of the screen: %v)\n", err)
+			return
 		}
-		data, where, err := cropPNG(img, target)
+		frames[i] = toRGBA(img)
+	}
+	before, after := frames[0], frames[1]
+	changed, count := diffRect(before, after)
+	if count > 0 {
+		n.say("  pixels changed: %d, within (%d, %d)-(%d, %d) of the screen\n", count, changed.Min.X, changed.Min.Y, changed.Max.X, changed.Max.Y)
+	} else {
+		n.say("  pixels changed: none\n")
+	}
+	region, where := cropRegion(before.Bounds(), target, changed)
+	for _, f := range []struct {
+		which string
+		img   *image.RGBA
+	}{{"before", before}, {"after", after}} {
+		data, err := cropPNG(f.img, region)
 		if err != nil {
 			n.say("  (%s: no image: %v)\n", f.which, err)
 			continue
@@ -171,29 +188,75 @@ func (n *narrative) crops(t *trace.Trace, attempt int, s trace.Step, target *ima
 	}
 }
 
-// cropPNG cuts CropW x CropH pixels of img around target (clamped to the
-// image), or scales the whole image to CropW wide without a target.
-func cropPNG(img image.Image, target *image.Point) ([]byte, string, error) {
-	b := img.Bounds()
-	rgba := image.NewRGBA(image.Rectangle{Max: b.Size()})
-	draw.Draw(rgba, rgba.Bounds(), img, b.Min, draw.Src)
-	var out *image.RGBA
-	var where string
-	if target == nil {
-		size := vision.ScaledSize(b.Dx(), b.Dy(), CropW)
-		out = vision.Downscale(rgba, size)
-		where = fmt.Sprintf("the whole screen scaled to %dx%d", size.X, size.Y)
-	} else {
-		r := image.Rect(0, 0, CropW, CropH).Add(target.Sub(image.Pt(CropW/2, CropH/2)))
-		r = shiftInto(r, rgba.Bounds())
-		out = vision.Crop(rgba, r)
-		where = fmt.Sprintf("the %dx%d pixels around (%d, %d) of the screen, from (%d, %d)", r.Dx(), r.Dy(), target.X, target.Y, r.Min.X, r.Min.Y)
+// cropRegion is the part of the screen a step's crops show, and its
+// description: CropW x CropH around the target, unless the change lies
+// outside that; then the changed region (at least CropW x CropH); the
+// whole screen without either.
+func cropRegion(bounds image.Rectangle, target *image.Point, changed image.Rectangle) (image.Rectangle, string) {
+	around := func(c image.Point) image.Rectangle {
+		return shiftInto(image.Rect(0, 0, CropW, CropH).Add(c.Sub(image.Pt(CropW/2, CropH/2))), bounds)
+	}
+	if target != nil {
+		r := around(*target)
+		if changed.Empty() || changed.Overlaps(r) {
+			return r, fmt.Sprintf("%dx%d pixels around the point acted on (%d, %d), from (%d, %d)", r.Dx(), r.Dy(), target.X, target.Y, r.Min.X, r.Min.Y)
+		}
+	}
+	if !changed.Empty() {
+		c := image.Pt((changed.Min.X+changed.Max.X)/2, (changed.Min.Y+changed.Max.Y)/2)
+		r := around(c).Union(changed).Intersect(bounds)
+		return r, fmt.Sprintf("the %dx%d pixels around where the screen changed, from (%d, %d)", r.Dx(), r.Dy(), r.Min.X, r.Min.Y)
+	}
+	return bounds, "the whole screen"
+}
+
+// cropPNG encodes region of img as PNG, scaled down to fit CropW x CropH
+// when larger.
+func cropPNG(img *image.RGBA, region image.Rectangle) ([]byte, error) {
+	out := vision.Crop(img, region)
+	if region.Dx() > CropW || region.Dy() > CropH {
+		fit := vision.ScaledSize(region.Dx(), region.Dy(), CropW)
+		if fit.Y > CropH {
+			fit = image.Pt(max(fit.X*CropH/fit.Y, 1), CropH)
+		}
+		out = vision.Downscale(out, fit)
 	}
 	var buf bytes.Buffer
 	if err := png.Encode(&buf, out); err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	return buf.Bytes(), where, nil
+	return buf.Bytes(), nil
+}
+
+// diffRect is the smallest rectangle holding every pixel that differs
+// between a and b (of the same bounds), and how many differ.
+func diffRect(a, b *image.RGBA) (image.Rectangle, int) {
+	if a.Bounds() != b.Bounds() {
+		return a.Bounds(), a.Bounds().Dx() * a.Bounds().Dy()
+	}
+	var r image.Rectangle
+	n := 0
+	w := a.Bounds().Dx()
+	for y := range a.Bounds().Dy() {
+		ra, rb := a.Pix[y*a.Stride:][:4*w], b.Pix[y*b.Stride:][:4*w]
+		if bytes.Equal(ra, rb) {
+			continue
+		}
+		for x := range w {
+			if ra[4*x] != rb[4*x] || ra[4*x+1] != rb[4*x+1] || ra[4*x+2] != rb[4*x+2] {
+				n++
+				r = r.Union(image.Rect(x, y, x+1, y+1))
+			}
+		}
+	}
+	return r, n
+}
+
+func toRGBA(img image.Image) *image.RGBA {
+	b := img.Bounds()
+	out := image.NewRGBA(image.Rectangle{Max: b.Size()})
+	draw.Draw(out, out.Bounds(), img, b.Min, draw.Src)
+	return out
 }
 
 // shiftInto moves r inside bounds, shrinking it only when it is larger.

@@ -118,9 +118,11 @@ func (j *evidenceJudge) answer(r llmtest.Request) string {
 			before = img
 			continue
 		}
-		if changed && differ(before, img) && !evidence[attempt] {
+		if d := newInk(before, img); changed && d >= minEvidence && !evidence[attempt] {
 			evidence[attempt] = true
 			j.seen[attempt] = "changed+pixels"
+		} else if d > 0 {
+			j.t.Logf("judge: attempt %d: %d pixels differ (changed %v)", attempt, d, changed)
 		}
 		before = nil
 	}
@@ -147,21 +149,28 @@ func decodeImage(t testing.TB, u string) image.Image {
 	return img
 }
 
-// differ reports whether two images of the same size differ in any pixel.
-func differ(a, b image.Image) bool {
+// minEvidence is how many pixels of a step's crops must turn from white to
+// dark to show text written: a window losing focus recolours its title bar,
+// typing puts ink on the terminal's white.
+const minEvidence = 300
+
+// newInk counts the pixels white in a and dark in b (all of b's when the
+// sizes differ).
+func newInk(a, b image.Image) int {
 	if a.Bounds() != b.Bounds() {
-		return true
+		return b.Bounds().Dx() * b.Bounds().Dy()
 	}
+	n := 0
 	for y := a.Bounds().Min.Y; y < a.Bounds().Max.Y; y++ {
 		for x := a.Bounds().Min.X; x < a.Bounds().Max.X; x++ {
 			r1, g1, b1, _ := a.At(x, y).RGBA()
 			r2, g2, b2, _ := b.At(x, y).RGBA()
-			if r1 != r2 || g1 != g2 || b1 != b2 {
-				return true
+			if r1>>8 >= 250 && g1>>8 >= 250 && b1>>8 >= 250 && r2>>8 < 100 && g2>>8 < 100 && b2>>8 < 100 {
+				n++
 			}
 		}
 	}
-	return false
+	return n
 }
 
 // attemptsSummary decodes the attempt figures of a --json summary.
@@ -254,7 +263,7 @@ func TestEvalAttemptsJudge(t *testing.T) {
 	checkNoCanary(t, out)
 	for _, want := range []string{"4 attempts each (judge selects)", "[4/4]", "pass xterm-create-file#3",
 		"eval: judge xterm-create-file: attempt 3 of 4 (pass)",
-		"pass@1 0.0%, pass@4 100.0%, mean 50.0% (attempts 0.0–100.0%, sd 50.0%), bBoN@4 100.0%",
+		"pass@1 0.0%, pass@4 100.0%, mean 50.0% (attempts 0.0%–100.0%, sd 50.0%), bBoN@4 100.0%",
 		"xterm-create-file: scores 0 0 1 1; pass@1 0.00, pass@4 1.00, mean 0.50, min-max 0.00-1.00; selected attempt 3 (judge)"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
@@ -296,7 +305,7 @@ func checkJudgeTrace(t *testing.T, dir string, want int) {
 		}
 	}
 	if reply := readFile(t, filepath.Join(dir, "reply.txt")); !strings.Contains(reply, fmt.Sprintf(`"attempt": %d`, want)) {
-		t.Errorf("reply.txt: %q", reply)
+		t.Errorf("reply.txt: %q\nprompt.md:\n%s", reply, prompt)
 	}
 	var pick struct {
 		Pick *struct{ Attempt int }
