@@ -80,13 +80,13 @@ func mergeResults(out string, parts []part) ([]Result, error) {
 		r            Result
 	}
 	var all []keyed
-	seen := map[string]string{}
-	for _, p := range parts {
+	seen := map[string]int{} // the part a task is in
+	for i, p := range parts {
 		for _, r := range p.results {
-			if prev, ok := seen[r.ID]; ok && prev != p.dir {
-				return nil, fmt.Errorf("eval merge: task %q is in both %s and %s", r.ID, prev, p.dir)
+			if prev, ok := seen[r.ID]; ok && prev != i {
+				return nil, fmt.Errorf("eval merge: task %q is in both %s and %s", r.ID, parts[prev].dir, p.dir)
 			}
-			seen[r.ID] = p.dir
+			seen[r.ID] = i
 		}
 	}
 	base := 0 // unsharded parts follow one another
