@@ -71,6 +71,11 @@ func TestEvalUsage(t *testing.T) {
 		{"missing suite", []string{"eval", filepath.Join(suite, "none"), "--out", t.TempDir()}, "none"},
 		{"a results folder holding other files", []string{"eval", suite, "--out", full}, "not empty"},
 		{"parallel on one display", []string{"eval", suite, "--out", t.TempDir(), "--x-display", os.Getenv("DISPLAY"), "--parallel", "2"}, "one at a time"},
+		{"no attempts", []string{"eval", suite, "--out", t.TempDir(), "--attempts", "0"}, "--attempts 0"},
+		{"a judge of one attempt", []string{"eval", suite, "--out", t.TempDir(), "--select", "judge"}, "--attempts 2 or more"},
+		{"an unknown selection", []string{"eval", suite, "--out", t.TempDir(), "--attempts", "2", "--select", "best"}, `--select "best"`},
+		{"a judge model without the judge", []string{"eval", suite, "--out", t.TempDir(), "--attempts", "2", "--judge-model", "j"}, "--select judge"},
+		{"an unknown judge provider", []string{"eval", suite, "--out", t.TempDir(), "--attempts", "2", "--select", "judge", "--judge-provider", "carrier-pigeon"}, "--judge-provider"},
 		{"merge without --out", []string{"eval", "merge", t.TempDir()}, "--out"},
 		{"merge of a folder without results", []string{"eval", "merge", "--out", filepath.Join(t.TempDir(), "m"), t.TempDir()}, "run.json"},
 	}
