@@ -25,6 +25,7 @@ import (
 type evalFlags struct {
 	out, resume, screen, xDisplay, shard string
 	cache                                string // --cache (eval_fetch.go)
+	branchFrom                           string // --branch-from TRACE:STEP (evalbranch.go)
 	displayServer                        string // --display-server (evalsway.go)
 	parallel, maxSteps, attempts         int
 	timeout                              time.Duration
@@ -70,6 +71,7 @@ shards and Kubernetes.`,
 	fl.StringVar(&f.judge.baseURL, "judge-base-url", "", "the judge's endpoint (default: the agent's)")
 	fl.StringVar(&f.judge.provider, "judge-provider", "", "the judge's wire format: chat, responses, anthropic or gemini (default: by its base URL)")
 	fl.StringVar(&f.judge.apiKeyEnv, "judge-api-key-env", "", "environment variable holding the judge's key (default: the agent's key when the judge shares its endpoint, else none)")
+	fl.StringVar(&f.branchFrom, "branch-from", "", "TRACE:STEP: each attempt replays the recorded run's steps before STEP on its display (exit 4 when the screen differs), then the model goes on")
 	fl.StringVar(&f.cache, "cache", "", "read the files tasks download only from this inputs cache (filled by 'deskpilot eval fetch'); default: the user's cache folder, downloading what is missing")
 	cmd.AddCommand(newEvalMergeCmd(), newEvalFetchCmd())
 	return cmd
@@ -148,6 +150,14 @@ func runEval(cmd *cobra.Command, s *settings, f *evalFlags, suite string) error 
 	if r.compositor, err = compositorFor(f.displayServer); err != nil {
 		return &exitError{exitUsage, err}
 	}
+	if f.branchFrom != "" {
+		if r.compositor != nil {
+			return &exitError{exitUsage, errors.New("--branch-from replays on the task's X display: not with --display-server sway")}
+		}
+		if r.branch, err = parseBranch(f.branchFrom); err != nil {
+			return &exitError{exitUsage, err}
+		}
+	}
 	sum, err := eval.Run(cmd.Context(), o, r.run)
 	var start *eval.StartError
 	if errors.As(err, &start) {
@@ -162,9 +172,14 @@ func runEval(cmd *cobra.Command, s *settings, f *evalFlags, suite string) error 
 	}
 	fmt.Fprintf(stderr, "eval: %d of %d passed, %d finished; results in %s\n", sum.Passed, sum.Tasks, len(sum.Results), o.Out)
 	printAttempts(stderr, sum)
+	if err == nil {
+		err = diverged(sum)
+	}
 	switch {
 	case err == nil:
 		return nil
+	case errors.As(err, new(*exitError)):
+		return err
 	case cmd.Context().Err() != nil:
 		return &exitError{exitInterrupted, fmt.Errorf("interrupted: %d of %d tasks finished; --resume %s runs the rest", len(sum.Results), sum.Tasks, o.Out)}
 	default:
@@ -207,6 +222,21 @@ suites or models, the same shard twice, or a task in two folders are refused.`,
 	cmd.Flags().StringVar(&out, "out", "", "the merged results folder (new or empty)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the merged summary as JSON on stdout")
 	return cmd
+}
+
+// diverged is exit 4 when an attempt's replayed prefix (--branch-from)
+// found the screen other than recorded.
+func diverged(sum eval.Summary) error {
+	all := sum.Results
+	if sum.Attempts != nil {
+		all = sum.Attempts.Results
+	}
+	for _, r := range all {
+		if r.Exit == exitDiverged {
+			return &exitError{exitDiverged, fmt.Errorf("task %s: the recorded prefix diverged: %s", visibleControls(r.ID), visibleControls(r.Error))}
+		}
+	}
+	return nil
 }
 
 // printAttempts prints the attempt figures of a summary, overall and per
