@@ -76,6 +76,9 @@ func TestEvalUsage(t *testing.T) {
 		{"an unknown selection", []string{"eval", suite, "--out", t.TempDir(), "--attempts", "2", "--select", "best"}, `--select "best"`},
 		{"a judge model without the judge", []string{"eval", suite, "--out", t.TempDir(), "--attempts", "2", "--judge-model", "j"}, "--select judge"},
 		{"an unknown judge provider", []string{"eval", suite, "--out", t.TempDir(), "--attempts", "2", "--select", "judge", "--judge-provider", "carrier-pigeon"}, "--judge-provider"},
+		{"branch from no step", []string{"eval", suite, "--out", t.TempDir(), "--branch-from", "traces/run"}, "TRACE:STEP"},
+		{"branch from step 0", []string{"eval", suite, "--out", t.TempDir(), "--branch-from", "traces/run:0"}, "from 1"},
+		{"branch from no trace", []string{"eval", suite, "--out", t.TempDir(), "--branch-from", filepath.Join(t.TempDir(), "none") + ":2"}, "--branch-from"},
 		{"merge without --out", []string{"eval", "merge", t.TempDir()}, "--out"},
 		{"merge of a folder without results", []string{"eval", "merge", "--out", filepath.Join(t.TempDir(), "m"), t.TempDir()}, "run.json"},
 	}
