@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"deskpilot/agent/llm/llmtest"
+	"deskpilot/agent/trace"
 )
 
 // recordPolicy is the recorded run of xterm-create-file: step 1 writes
@@ -87,6 +88,16 @@ func TestEvalBranchFrom(t *testing.T) {
 	a := attemptsSummary(t, sum.Attempts)
 	if len(a.Results) != 2 || a.Overall.PassAtK != 1 || a.Overall.Mean != 1 {
 		t.Errorf("branched attempts %+v", a.Overall)
+	}
+	for _, r := range a.Results {
+		cont, err := trace.Read(filepath.Join(out, r.Trace))
+		if err != nil {
+			t.Fatal(err)
+		}
+		prefix, err := trace.Read(cont.Start.Continues)
+		if err != nil || !strings.HasPrefix(prefix.Start.Task, "branch: ") || prefix.StepCount() != 1 {
+			t.Errorf("attempt %d: the continuation does not name its replayed prefix (%q): %v", r.Attempt, cont.Start.Continues, err)
+		}
 	}
 	letters := map[string]bool{}
 	for n := 1; n <= 2; n++ {
