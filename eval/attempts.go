@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 )
@@ -375,6 +376,11 @@ func (h *harness) judge(ctx context.Context, t *Task, results []Result) (sel Sel
 			}
 		}
 		job.Attempts = append(job.Attempts, a)
+	}
+	traced := slices.ContainsFunc(job.Attempts, func(a AttemptRun) bool { return a.Trace != "" })
+	if !traced { // a task that could not run: nothing to judge, no model call
+		sel.Error = "no attempt left a trace to judge"
+		return sel
 	}
 	jctx, cancel := context.WithTimeout(ctx, judgeTimeout)
 	defer cancel()

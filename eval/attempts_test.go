@@ -32,7 +32,7 @@ func (a *attemptAnswers) run(ctx context.Context, j Job) (Outcome, error) {
 	if a.right(j.TaskID, j.Attempt) {
 		ans = "answer-" + strings.TrimPrefix(j.TaskID, "t")
 	}
-	return Outcome{Answer: ans, Outcome: "answered", Steps: j.Attempt, Tokens: 10}, nil
+	return Outcome{Answer: ans, Outcome: "answered", Steps: j.Attempt, Tokens: 10, Trace: j.TraceDir}, nil
 }
 
 // lastRight is a judge that picks the last attempt whose answer is not
@@ -260,4 +260,21 @@ func TestAttemptStatsFractions(t *testing.T) {
 	if got := o.Line(2); got != "pass@1 25.0%, pass@2 41.7%, mean 29.2% (attempts 25.0%–33.3%, sd 4.2%), bBoN@2 37.5%" {
 		t.Errorf("line %q", got)
 	}
+}
+
+// TestAttemptsNothingToJudge: attempts that left no trace are not sent to
+// the judge; attempt 1 is the result, and the selection says why.
+func TestAttemptsNothingToJudge(t *testing.T) {
+	j := &lastRight{}
+	sum, err := Run(t.Context(), Options{Suite: answerSuite(t, 1), Out: t.TempDir(), Attempts: 2, Judge: j.judge, Screen: image1280()}, idleRunner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.calls.Load() != 0 {
+		t.Errorf("the judge was asked about attempts without traces")
+	}
+	if sel := sum.Attempts.Tasks[0].Selection; sel == nil || sel.Attempt != 1 || sel.By != "fallback" || sel.Error != "no attempt left a trace to judge" {
+		t.Errorf("selection %+v", sel)
+	}
+	waitNoXvfb(t)
 }
