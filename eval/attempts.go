@@ -197,8 +197,8 @@ func attemptStats(k int, mode string, ids []string, results map[resultKey]Result
 		if s, ok := sel[id]; ok && mode == SelectJudge {
 			s := s
 			ta.Selection = &s
-			if p := ta.Scores[s.Attempt-1]; s.Attempt >= 1 && s.Attempt <= k && p != nil {
-				v := *p
+			if s.Attempt >= 1 && s.Attempt <= k && ta.Scores[s.Attempt-1] != nil {
+				v := *ta.Scores[s.Attempt-1]
 				ta.BBoN = &v
 			}
 		}

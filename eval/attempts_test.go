@@ -240,7 +240,9 @@ func TestAttemptStatsFractions(t *testing.T) {
 	put("c", "os", 1, 1, StatusNotCached) // never a pass
 	put("c", "os", 2, 0, StatusNotCached)
 	put("d", "os", 1, 1, "") // attempt 2 did not finish
-	sel := map[string]Selection{"a": {ID: "a", Attempt: 1, By: SelectJudge}, "b": {ID: "b", Attempt: 1, By: "fallback"}}
+	sel := map[string]Selection{"a": {ID: "a", Attempt: 1, By: SelectJudge}, "b": {ID: "b", Attempt: 1, By: "fallback"},
+		"d": {ID: "d", Attempt: 9, By: SelectJudge}} // a selections.jsonl edited by hand: no attempt 9
+
 	a := attemptStats(2, SelectJudge, []string{"a", "b", "c", "d"}, res, sel)
 	o := a.Overall
 	// Complete tasks a, b, c: attempt 1 rates 0.5, 0.25, 0; attempt 2: 1, 0, 0.
