@@ -79,13 +79,15 @@ func (m *attemptsModel) answer(r llmtest.Request) string {
 		}
 	}
 	p := centre(big)
-	return fmt.Sprintf("Thought: plan pass.\n```python\nclick(%d, %d)\ntype_text(\"echo 'hello from deskpilot' > ~/hello.txt\\n\")\n```", p.X, p.Y)
+	// The wait lets xterm draw the line before the step's observation.
+	return fmt.Sprintf("Thought: plan pass.\n```python\nclick(%d, %d)\ntype_text(\"echo 'hello from deskpilot' > ~/hello.txt\\n\")\nwait(0.5)\n```", p.X, p.Y)
 }
 
 // evidenceJudge answers the judge's request from the narratives it holds:
-// it picks the first attempt with a step whose measured effect is
-// "changed" and whose before and after crops differ. It records what it
-// saw per attempt.
+// it picks the first attempt that has a step measured "changed" and a step
+// whose before and after crops show new text (ink on the terminal's white;
+// usually the same step, but a terminal may draw after the step's effect
+// check). It records what it saw per attempt.
 type evidenceJudge struct {
 	t    testing.TB
 	seen map[int]string // per attempt: "changed+pixels", "no evidence"
@@ -93,9 +95,9 @@ type evidenceJudge struct {
 
 func (j *evidenceJudge) answer(r llmtest.Request) string {
 	user := r.Last("user")
-	attempt, changed := 0, false
+	attempt := 0
 	var before image.Image
-	evidence := map[int]bool{}
+	changed, ink := map[int]bool{}, map[int]bool{}
 	j.seen = map[int]string{}
 	re := regexp.MustCompile(`=== Attempt (\d+) ===`)
 	for _, p := range user.Parts {
@@ -106,9 +108,7 @@ func (j *evidenceJudge) answer(r llmtest.Request) string {
 					j.seen[attempt] = "no evidence"
 				}
 				if strings.Contains(chunk, "effect: changed") {
-					changed = true
-				} else if strings.Contains(chunk, "effect: ") {
-					changed = false
+					changed[attempt] = true
 				}
 			}
 			continue
@@ -118,16 +118,20 @@ func (j *evidenceJudge) answer(r llmtest.Request) string {
 			before = img
 			continue
 		}
-		if d := newInk(before, img); changed && d >= minEvidence && !evidence[attempt] {
-			evidence[attempt] = true
-			j.seen[attempt] = "changed+pixels"
+		if d := newInk(before, img); d >= minEvidence {
+			ink[attempt] = true
 		} else if d > 0 {
-			j.t.Logf("judge: attempt %d: %d pixels differ (changed %v)", attempt, d, changed)
+			j.t.Logf("judge: attempt %d: %d pixels of new ink", attempt, d)
 		}
 		before = nil
 	}
+	for n := range j.seen {
+		if changed[n] && ink[n] {
+			j.seen[n] = "changed+pixels"
+		}
+	}
 	for n := 1; n <= len(j.seen); n++ {
-		if evidence[n] {
+		if j.seen[n] == "changed+pixels" {
 			return fmt.Sprintf("Attempt %d changed the terminal.\n```json\n{\"attempt\": %d, \"reason\": \"its typing changed the terminal\"}\n```", n, n)
 		}
 	}
@@ -217,7 +221,8 @@ func TestEvalAttemptsJudge(t *testing.T) {
 	}
 	for n, want := range map[int]string{1: "no evidence", 2: "no evidence", 3: "changed+pixels", 4: "changed+pixels"} {
 		if j.seen[n] != want {
-			t.Errorf("judge: attempt %d's narrative shows %q, want %q (all: %v)", n, j.seen[n], want, j.seen)
+			t.Errorf("judge: attempt %d's narrative shows %q, want %q (all: %v)\n%s", n, j.seen[n], want, j.seen,
+				readFile(t, filepath.Join(out, "tasks", "xterm-create-file", "judge", "prompt.md")))
 		}
 	}
 	o := a.Overall
@@ -259,6 +264,7 @@ func TestEvalAttemptsJudge(t *testing.T) {
 		if r.Model != "judge-1" {
 			t.Errorf("judge model %q", r.Model)
 		}
+		t.Logf("judge request: %d bytes, %d images", len(r.Body), len(r.Images()))
 	}
 	checkNoCanary(t, out)
 	for _, want := range []string{"4 attempts each (judge selects)", "[4/4]", "pass xterm-create-file#3",
