@@ -147,16 +147,21 @@ type record struct {
 	Usage    *convo.Usage `json:"usage,omitempty"`
 }
 
+// maxObjects is how many JSON objects ParseReply tries in one reply.
+const maxObjects = 64
+
 // ParseReply reads the attempt a judge's reply names, of n: the JSON
 // objects with an "attempt" number in it (code fences and text around them
-// allowed) must all name the same attempt, from 1 to n. Anything else is a
-// *ReplyError.
+// allowed; the first maxObjects braces are tried) must all name the same
+// attempt, from 1 to n. Anything else is a *ReplyError.
 func ParseReply(reply string, n int) (Pick, error) {
 	var picks []Pick
-	for i := 0; i < len(reply); i++ {
+	tries := 0 // objects tried: a hostile reply of nested braces must not cost n² work
+	for i := 0; i < len(reply) && tries < maxObjects; i++ {
 		if reply[i] != '{' {
 			continue
 		}
+		tries++
 		dec := json.NewDecoder(strings.NewReader(reply[i:]))
 		var v struct {
 			Attempt *json.Number `json:"attempt"`

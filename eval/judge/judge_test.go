@@ -135,3 +135,11 @@ func TestCropRegion(t *testing.T) {
 		})
 	}
 }
+
+// TestParseReplyNested: deeply nested braces end soon, as a reply without a pick.
+func TestParseReplyNested(t *testing.T) {
+	reply := strings.Repeat(`{"a":`, 50000) + `{"attempt": 1}`
+	if _, err := ParseReply(reply, 2); err == nil {
+		t.Errorf("a pick found past %d tried objects", maxObjects)
+	}
+}
