@@ -20,6 +20,8 @@ import (
 type Job struct {
 	// TaskID is the task's id (GAIA's task_id, OSWorld's id).
 	TaskID string
+	// Attempt is the attempt's number, from 1 (Options.Attempts).
+	Attempt int
 	// Instruction is what the agent is told: the task's instruction; for a GAIA
 	// question with a file, it also says where the file is.
 	Instruction string
@@ -99,8 +101,16 @@ type Options struct {
 	Resume bool
 	// Model names the model in run.json and the summary; it is not used otherwise.
 	Model string
-	// Parallel is how many tasks run at once, each on its own display; 0 means 1.
+	// Parallel is how many tasks (or attempts of tasks) run at once, each on
+	// its own display; 0 means 1.
 	Parallel int
+	// Attempts is how many independent attempts each task gets, each on a
+	// fresh display and home; 0 means 1. Results keep every attempt.
+	Attempts int
+	// Judge, with Attempts above 1, picks each task's result among its
+	// attempts once they all finished (`--select judge`); nil makes attempt 1
+	// the task's result.
+	Judge Judge
 	// Screen is the size of the private displays; zero means the task's own size,
 	// else DefaultWidth x DefaultHeight.
 	Screen image.Point
@@ -142,6 +152,12 @@ func (o Options) check() (Options, error) {
 	}
 	if o.Parallel == 0 {
 		o.Parallel = 1
+	}
+	if o.Attempts < 0 {
+		return o, fmt.Errorf("eval: attempts %d: must be at least 1", o.Attempts)
+	}
+	if o.Judge != nil && o.Attempts < 2 {
+		return o, errors.New("eval: a judge selects among attempts: give at least 2 attempts")
 	}
 	if o.XDisplay != "" && o.Parallel > 1 {
 		return o, fmt.Errorf("eval: parallel %d with an existing display (%s): tasks on one display run one at a time", o.Parallel, o.XDisplay)

@@ -32,7 +32,7 @@ func Merge(out string, dirs ...string) (Summary, error) {
 	}
 	first := parts[0].info
 	merged := runInfo{Version: 1, Suite: first.Suite, SuitePath: first.SuitePath, Model: first.Model,
-		SuiteTasks: first.SuiteTasks, MergedFrom: dirs}
+		SuiteTasks: first.SuiteTasks, MergedFrom: dirs, Attempts: first.Attempts, Select: first.Select}
 	all, err := mergeResults(absOut, parts)
 	if err != nil {
 		return Summary{}, err
@@ -49,10 +49,21 @@ func Merge(out string, dirs ...string) (Summary, error) {
 		return Summary{}, err
 	}
 	for _, r := range all {
-		o.info.IDs = append(o.info.IDs, r.ID)
+		if n := len(o.info.IDs); n == 0 || o.info.IDs[n-1] != r.ID {
+			o.info.IDs = append(o.info.IDs, r.ID)
+		}
 		if _, _, err := o.add(r); err != nil {
 			_ = o.finish(o.summary())
 			return Summary{}, err
+		}
+	}
+	for _, p := range parts {
+		for _, sel := range p.sel {
+			sel.Trace = rebase(absOut, p.dir, sel.Trace)
+			if err := o.addSelection(sel); err != nil {
+				_ = o.finish(o.summary())
+				return Summary{}, err
+			}
 		}
 	}
 	s := o.summary()
@@ -60,15 +71,24 @@ func Merge(out string, dirs ...string) (Summary, error) {
 	return s, errors.Join(writeJSON(filepath.Join(absOut, runFile), o.info), o.finish(s))
 }
 
-// mergeResults collects the parts' results in the suite's order, with trace paths
-// made relative to out; a task in two parts is an error.
+// mergeResults collects the parts' results in the suite's order (then by
+// attempt), with trace paths made relative to out; a task in two parts is an
+// error.
 func mergeResults(out string, parts []part) ([]Result, error) {
 	type keyed struct {
-		key int
-		r   Result
+		key, attempt int
+		r            Result
 	}
 	var all []keyed
-	seen := map[string]string{}
+	seen := map[string]int{} // the part a task is in
+	for i, p := range parts {
+		for _, r := range p.results {
+			if prev, ok := seen[r.ID]; ok && prev != i {
+				return nil, fmt.Errorf("eval merge: task %q is in both %s and %s", r.ID, parts[prev].dir, p.dir)
+			}
+			seen[r.ID] = i
+		}
+	}
 	base := 0 // unsharded parts follow one another
 	for _, p := range parts {
 		sh, _ := ParseShard(p.info.Shard)
@@ -77,24 +97,21 @@ func mergeResults(out string, parts []part) ([]Result, error) {
 			pos[id] = i
 		}
 		for _, r := range p.results {
-			if prev, ok := seen[r.ID]; ok {
-				return nil, fmt.Errorf("eval merge: task %q is in both %s and %s", r.ID, prev, p.dir)
-			}
-			seen[r.ID] = p.dir
 			key := base + pos[r.ID]
 			if sh.Count > 0 {
 				key = pos[r.ID]*sh.Count + sh.Index // its place in the whole suite
 			}
-			if r.Trace != "" && !filepath.IsAbs(r.Trace) {
-				if rel, err := filepath.Rel(out, filepath.Join(p.dir, r.Trace)); err == nil {
-					r.Trace = filepath.ToSlash(rel)
-				}
-			}
-			all = append(all, keyed{key, r})
+			r.Trace = rebase(out, p.dir, r.Trace)
+			all = append(all, keyed{key, keyOf(r).Attempt, r})
 		}
 		base += len(p.info.IDs)
 	}
-	slices.SortStableFunc(all, func(a, b keyed) int { return a.key - b.key })
+	slices.SortStableFunc(all, func(a, b keyed) int {
+		if a.key != b.key {
+			return a.key - b.key
+		}
+		return a.attempt - b.attempt
+	})
 	results := make([]Result, len(all))
 	for i, k := range all {
 		results[i] = k.r
@@ -102,11 +119,24 @@ func mergeResults(out string, parts []part) ([]Result, error) {
 	return results, nil
 }
 
+// rebase makes a path relative to the folder dir relative to out instead;
+// absolute and empty paths stay as they are.
+func rebase(out, dir, rel string) string {
+	if rel == "" || filepath.IsAbs(rel) {
+		return rel
+	}
+	if r, err := filepath.Rel(out, filepath.Join(dir, rel)); err == nil {
+		return filepath.ToSlash(r)
+	}
+	return rel
+}
+
 // part is one results folder read for Merge.
 type part struct {
 	dir     string
 	info    runInfo
 	results []Result
+	sel     []Selection
 }
 
 // readParts reads and cross-checks the folders to merge.
@@ -130,6 +160,9 @@ func readParts(absOut string, dirs []string) ([]part, error) {
 			return nil, fmt.Errorf("eval merge: %s: %w", filepath.Join(d, runFile), err)
 		}
 		if p.results, err = readResults(filepath.Join(abs, resultsFile), false); err != nil {
+			return nil, err
+		}
+		if p.sel, err = readSelections(filepath.Join(abs, selectFile), false); err != nil {
 			return nil, err
 		}
 		if len(parts) > 0 {
@@ -157,6 +190,8 @@ func checkPart(first, p part, shards map[int]string) error {
 		return fmt.Errorf("different suites (%q with %d tasks, %q with %d)", a.Suite, a.SuiteTasks, b.Suite, b.SuiteTasks)
 	case a.Model != b.Model:
 		return fmt.Errorf("different models (%q, %q)", a.Model, b.Model)
+	case a.k() != b.k() || a.mode() != b.mode():
+		return fmt.Errorf("different attempts (%d selected by %s, %d by %s)", a.k(), a.mode(), b.k(), b.mode())
 	case (a.Shard == "") != (b.Shard == ""):
 		return errors.New("one is a shard, the other is not")
 	case a.Shard == "":

@@ -52,6 +52,10 @@ type Result struct {
 	// StatusUnsupported, StatusNotCached, StatusNotInstalled or StatusInvalid.
 	// Such tasks are never passes and are counted apart (Stats).
 	Status string `json:"status,omitempty"`
+	// Attempt is the attempt's number, from 1, in an evaluation of several
+	// attempts per task (Options.Attempts); absent otherwise, and a line
+	// without it is attempt 1.
+	Attempt int `json:"attempt,omitempty"`
 }
 
 // Summary is the outcome of an evaluation: what `deskpilot eval --json` prints
@@ -76,12 +80,18 @@ type Summary struct {
 	// far; Domains is the same per domain of OSWorld's tree (none elsewhere).
 	Overall *Stats            `json:"overall,omitempty"`
 	Domains map[string]*Stats `json:"domains,omitempty"`
+	// Attempts are the figures over several attempts per task (pass@1,
+	// pass@k, mean, spread, bBoN@k) and every attempt's result; absent with
+	// one attempt. Results then hold each task's result: attempt 1, or with
+	// SelectJudge the attempt the judge picked.
+	Attempts *AttemptSummary `json:"attempts,omitempty"`
 }
 
 // Files of a results folder.
 const (
 	runFile     = "run.json"
 	resultsFile = "results.jsonl"
+	selectFile  = "selections.jsonl"
 	summaryFile = "summary.json"
 	indexFile   = "index.html"
 	tasksDir    = "tasks"
@@ -100,6 +110,21 @@ type runInfo struct {
 	// Domains counts this shard's tasks per domain of OSWorld's tree.
 	Domains    map[string]int `json:"domains,omitempty"`
 	MergedFrom []string       `json:"merged_from,omitempty"`
+	// Attempts is the number of attempts per task (absent: 1); Select how a
+	// task's result is chosen among them (absent: SelectFirst).
+	Attempts int    `json:"attempts,omitempty"`
+	Select   string `json:"select,omitempty"`
+}
+
+// k is the number of attempts per task.
+func (r runInfo) k() int { return max(r.Attempts, 1) }
+
+// mode is how a task's result is chosen.
+func (r runInfo) mode() string {
+	if r.Select == "" {
+		return SelectFirst
+	}
+	return r.Select
 }
 
 // sameRun reports why a results folder cannot take results of r, if it cannot.
@@ -111,6 +136,8 @@ func (r runInfo) sameRun(o runInfo) error {
 		return fmt.Errorf("it holds results of model %q, not %q", r.Model, o.Model)
 	case r.Shard != o.Shard:
 		return fmt.Errorf("it holds shard %q, not %q", r.Shard, o.Shard)
+	case r.k() != o.k() || r.mode() != o.mode():
+		return fmt.Errorf("it holds %d attempts per task selected by %s, not %d by %s", r.k(), r.mode(), o.k(), o.mode())
 	}
 	return nil
 }
@@ -122,7 +149,9 @@ type outDir struct {
 
 	mu      sync.Mutex
 	f       *os.File
-	results map[string]Result
+	sf      *os.File // selections.jsonl, opened when first written
+	results map[resultKey]Result
+	sel     map[string]Selection
 }
 
 // openOut prepares the results folder for info: a new folder, or with resume the
@@ -133,7 +162,7 @@ func openOut(dir string, resume bool, info runInfo) (*outDir, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("eval: results folder: %w", err)
 	}
-	o := &outDir{dir: dir, info: info, results: map[string]Result{}}
+	o := &outDir{dir: dir, info: info, results: map[resultKey]Result{}, sel: map[string]Selection{}}
 	var prev runInfo
 	switch data, err := os.ReadFile(filepath.Join(dir, runFile)); {
 	case errors.Is(err, fs.ErrNotExist):
@@ -164,7 +193,14 @@ func openOut(dir string, resume bool, info runInfo) (*outDir, error) {
 		return nil, err
 	}
 	for _, r := range results {
-		o.results[r.ID] = r
+		o.results[keyOf(r)] = r
+	}
+	sels, err := readSelections(filepath.Join(dir, selectFile), true)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range sels {
+		o.sel[s.ID] = s
 	}
 	if o.f, err = os.OpenFile(filepath.Join(dir, resultsFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600); err != nil {
 		return nil, fmt.Errorf("eval: %w", err)
@@ -177,6 +213,17 @@ func openOut(dir string, resume bool, info runInfo) (*outDir, error) {
 // repair also removed from the file, so that lines appended next start clean.
 // Any other malformed line is an error.
 func readResults(path string, repair bool) ([]Result, error) {
+	return readLines(path, repair, func(r Result) bool { return r.ID != "" }, "a result")
+}
+
+// readSelections reads a selections.jsonl as readResults reads results.
+func readSelections(path string, repair bool) ([]Selection, error) {
+	return readLines(path, repair, func(s Selection) bool { return s.ID != "" && s.Attempt >= 1 }, "a selection")
+}
+
+// readLines reads a JSON Lines file of T as readResults describes; valid
+// says whether a decoded line is one.
+func readLines[T any](path string, repair bool, valid func(T) bool, what string) ([]T, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -192,26 +239,73 @@ func readResults(path string, repair bool) ([]Result, error) {
 		}
 		data = data[:n]
 	}
-	var out []Result
+	var out []T
 	for i, line := range bytes.Split(data, []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		var r Result
-		if err := json.Unmarshal(line, &r); err != nil || r.ID == "" {
-			return nil, fmt.Errorf("eval: %s:%d: not a result line", path, i+1)
+		var r T
+		if err := json.Unmarshal(line, &r); err != nil || !valid(r) {
+			return nil, fmt.Errorf("eval: %s:%d: not %s line", path, i+1, what)
 		}
 		out = append(out, r)
 	}
 	return out, nil
 }
 
-// done returns the result recorded for id, if any.
-func (o *outDir) done(id string) (Result, bool) {
+// done returns the result recorded for attempt n (from 1) of task id, if any.
+func (o *outDir) done(id string, n int) (Result, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	r, ok := o.results[id]
+	r, ok := o.results[resultKey{id, n}]
 	return r, ok
+}
+
+// attempts returns the results of task id's K attempts, and whether all
+// are recorded.
+func (o *outDir) attempts(id string) ([]Result, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var out []Result
+	for n := 1; n <= o.info.k(); n++ {
+		r, ok := o.results[resultKey{id, n}]
+		if !ok {
+			return out, false
+		}
+		out = append(out, r)
+	}
+	return out, true
+}
+
+// selected returns the selection recorded for task id, if any.
+func (o *outDir) selected(id string) (Selection, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	s, ok := o.sel[id]
+	return s, ok
+}
+
+// addSelection appends s to selections.jsonl (one write, then fsync).
+func (o *outDir) addSelection(s Selection) error {
+	line, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.sf == nil {
+		if o.sf, err = os.OpenFile(filepath.Join(o.dir, selectFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600); err != nil {
+			return fmt.Errorf("eval: %w", err)
+		}
+	}
+	if _, err := o.sf.Write(append(line, '\n')); err != nil {
+		return fmt.Errorf("eval: write %s: %w", selectFile, err)
+	}
+	if err := o.sf.Sync(); err != nil {
+		return fmt.Errorf("eval: sync %s: %w", selectFile, err)
+	}
+	o.sel[s.ID] = s
+	return nil
 }
 
 // add appends r to results.jsonl (one write, then fsync) and returns the counts
@@ -229,7 +323,7 @@ func (o *outDir) add(r Result) (finished, passed int, err error) {
 	if err := o.f.Sync(); err != nil {
 		return 0, 0, fmt.Errorf("eval: sync %s: %w", resultsFile, err)
 	}
-	o.results[r.ID] = r
+	o.results[keyOf(r)] = r
 	for _, r := range o.results {
 		if r.Correct {
 			passed++
@@ -244,7 +338,7 @@ func (o *outDir) summary() Summary {
 	defer o.mu.Unlock()
 	s := Summary{Suite: o.info.Suite, Model: o.info.Model, Tasks: o.info.Tasks, Results: []Result{}}
 	for _, id := range o.info.IDs {
-		if r, ok := o.results[id]; ok {
+		if r, ok := o.taskResult(id); ok {
 			s.Results = append(s.Results, r)
 			if r.Correct {
 				s.Passed++
@@ -252,16 +346,36 @@ func (o *outDir) summary() Summary {
 		}
 	}
 	s.Overall, s.Domains = stats(s.Results, o.info.Tasks, o.info.Domains)
+	if k := o.info.k(); k > 1 {
+		s.Attempts = attemptStats(k, o.info.mode(), o.info.IDs, o.results, o.sel)
+	}
 	return s
+}
+
+// taskResult is task id's result: its attempt 1, or with SelectJudge the
+// attempt selected (none before the selection is made). o.mu is held.
+func (o *outDir) taskResult(id string) (Result, bool) {
+	n := 1
+	if o.info.mode() == SelectJudge && o.info.k() > 1 {
+		sel, ok := o.sel[id]
+		if !ok {
+			return Result{}, false
+		}
+		n = sel.Attempt
+	}
+	r, ok := o.results[resultKey{id, n}]
+	return r, ok
 }
 
 // finish writes summary.json and index.html and closes results.jsonl.
 func (o *outDir) finish(s Summary) error {
 	errs := []error{writeJSON(filepath.Join(o.dir, summaryFile), s), writeHTML(filepath.Join(o.dir, indexFile), s)}
 	o.mu.Lock()
-	if o.f != nil {
-		errs = append(errs, o.f.Close())
-		o.f = nil
+	for _, f := range []**os.File{&o.f, &o.sf} {
+		if *f != nil {
+			errs = append(errs, (*f).Close())
+			*f = nil
+		}
 	}
 	o.mu.Unlock()
 	return errors.Join(errs...)

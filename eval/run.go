@@ -57,6 +57,12 @@ func Run(ctx context.Context, o Options, run Runner) (Summary, error) {
 	tasks := o.Shard.pick(suite.Tasks)
 	info := runInfo{Version: 1, Suite: suite.Name, SuitePath: suite.Path, Model: o.Model, Shard: o.Shard.String(),
 		Tasks: len(tasks), SuiteTasks: len(suite.Tasks)}
+	if o.Attempts > 1 {
+		info.Attempts, info.Select = o.Attempts, SelectFirst
+		if o.Judge != nil {
+			info.Select = SelectJudge
+		}
+	}
 	for _, t := range tasks {
 		info.IDs = append(info.IDs, t.ID)
 		if t.Domain != "" {
@@ -82,14 +88,13 @@ func Run(ctx context.Context, o Options, run Runner) (Summary, error) {
 		return Summary{}, &StartError{err}
 	}
 	out := h.out
-	var todo []*Task
-	for _, t := range tasks {
-		if _, ok := out.done(t.ID); !ok {
-			todo = append(todo, t)
-		}
+	todo, before := h.todo(tasks)
+	attempts := ""
+	if k := info.k(); k > 1 {
+		attempts = fmt.Sprintf(", %d attempts each (%s selects)", k, info.mode())
 	}
-	h.printf("eval: %s (%s): %d tasks, %d finished before, %d at a time, results in %s\n",
-		suite.Name, suite.Format, len(tasks), len(tasks)-len(todo), o.Parallel, o.Out)
+	h.printf("eval: %s (%s): %d tasks%s, %d finished before, %d at a time, results in %s\n",
+		suite.Name, suite.Format, len(tasks), attempts, before, o.Parallel, o.Out)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	h.cancel = cancel
@@ -117,23 +122,59 @@ type harness struct {
 	cancel context.CancelCauseFunc
 
 	progressMu sync.Mutex
+	judgeMu    sync.Mutex
+	judging    map[string]bool // tasks whose selection is under way or made
 }
 
-// runAll runs tasks on o.Parallel workers until all are done or ctx is.
-func (h *harness) runAll(ctx context.Context, tasks []*Task) {
-	queue := make(chan *Task)
+// unit is one piece of work: attempt n (from 1) of a task, or with n 0 only
+// the selection among its finished attempts.
+type unit struct {
+	t *Task
+	n int
+}
+
+// todo lists the attempts not recorded yet, in the suite's order then by
+// attempt, after the selections still to make for tasks whose attempts
+// all finished before; before counts the tasks finished before.
+func (h *harness) todo(tasks []*Task) (todo []unit, before int) {
+	var sel []unit
+	for _, t := range tasks {
+		missing := 0
+		for n := 1; n <= h.out.info.k(); n++ {
+			if _, ok := h.out.done(t.ID, n); !ok {
+				todo = append(todo, unit{t, n})
+				missing++
+			}
+		}
+		switch _, picked := h.out.selected(t.ID); {
+		case missing > 0:
+		case h.o.Judge != nil && h.out.info.k() > 1 && !picked:
+			sel = append(sel, unit{t, 0})
+		default:
+			before++
+		}
+	}
+	return append(sel, todo...), before
+}
+
+// runAll runs units on o.Parallel workers until all are done or ctx is.
+func (h *harness) runAll(ctx context.Context, units []unit) {
+	queue := make(chan unit)
 	var wg sync.WaitGroup
 	for range h.o.Parallel {
 		wg.Go(func() {
-			for t := range queue {
-				h.task(ctx, t)
+			for u := range queue {
+				if u.n > 0 {
+					h.task(ctx, u.t, u.n)
+				}
+				h.selectAttempt(ctx, u.t)
 			}
 		})
 	}
 feed:
-	for _, t := range tasks {
+	for _, u := range units {
 		select {
-		case queue <- t:
+		case queue <- u:
 		case <-ctx.Done():
 			break feed
 		}
@@ -142,10 +183,10 @@ feed:
 	wg.Wait()
 }
 
-// task runs one task and records its result; a result that cannot be written
-// stops the evaluation.
-func (h *harness) task(ctx context.Context, t *Task) {
-	res, ok := h.runTask(ctx, t)
+// task runs attempt n of a task and records its result; a result that
+// cannot be written stops the evaluation.
+func (h *harness) task(ctx context.Context, t *Task, n int) {
+	res, ok := h.runTask(ctx, t, n)
 	if !ok {
 		return
 	}
@@ -161,18 +202,26 @@ func (h *harness) task(ctx context.Context, t *Task) {
 	case res.Score > 0:
 		verdict = fmt.Sprintf("%.2f", res.Score)
 	}
-	line := fmt.Sprintf("eval: [%d/%d] %s %s %.0fs %d steps (%d passed)", finished, h.out.info.Tasks, verdict, printable(t.ID), res.Seconds, res.Steps, passed)
+	name, total := printable(t.ID), h.out.info.Tasks
+	if k := h.out.info.k(); k > 1 {
+		name, total = fmt.Sprintf("%s#%d", name, n), total*k
+	}
+	line := fmt.Sprintf("eval: [%d/%d] %s %s %.0fs %d steps (%d passed)", finished, total, verdict, name, res.Seconds, res.Steps, passed)
 	if why := firstNonEmpty(res.Error, res.Check); why != "" {
 		line += ": " + cut(printable(why), 160)
 	}
 	h.printf("%s\n", line)
 }
 
-// runTask runs a task from a fresh display to its checked result. ok is false
-// when ctx was cancelled before the task finished: it is then not recorded.
-func (h *harness) runTask(ctx context.Context, t *Task) (res Result, ok bool) {
+// runTask runs attempt n of a task from a fresh display to its checked
+// result. ok is false when ctx was cancelled before the attempt finished: it
+// is then not recorded.
+func (h *harness) runTask(ctx context.Context, t *Task, n int) (res Result, ok bool) {
 	start := h.o.Now()
 	res = Result{ID: t.ID, Exit: 1, Expected: t.Answer, Domain: t.Domain}
+	if h.out.info.k() > 1 {
+		res.Attempt = n
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			res.Correct, res.Score = false, 0
@@ -189,7 +238,7 @@ func (h *harness) runTask(ctx context.Context, t *Task) (res Result, ok bool) {
 		res.Error, res.Status = "setup: "+err.Error(), statusOf(err)
 		return res, true
 	}
-	dir, err := filepath.Abs(filepath.Join(h.o.Out, tasksDir, safeName(t.ID)))
+	dir, err := filepath.Abs(h.attemptDir(t, n))
 	if err == nil {
 		err = os.RemoveAll(dir)
 	}
@@ -221,6 +270,16 @@ func (h *harness) runTask(ctx context.Context, t *Task) (res Result, ok bool) {
 	return h.runAndCheck(ctx, t, b, res)
 }
 
+// attemptDir is the folder of attempt n of a task: tasks/<id>/ with one
+// attempt per task, else tasks/<id>/attempt-<n>/.
+func (h *harness) attemptDir(t *Task, n int) string {
+	dir := filepath.Join(h.o.Out, tasksDir, safeName(t.ID))
+	if h.out.info.k() > 1 {
+		dir = filepath.Join(dir, fmt.Sprintf("attempt-%d", n))
+	}
+	return dir
+}
+
 // runAndCheck does a task's setup, run and check on its box.
 func (h *harness) runAndCheck(ctx context.Context, t *Task, b *box, res Result) (Result, bool) {
 	timeout := time.Duration(firstPositive(int64(h.o.Timeout), int64(t.Timeout), int64(DefaultTimeout)))
@@ -237,7 +296,8 @@ func (h *harness) runAndCheck(ctx context.Context, t *Task, b *box, res Result) 
 		}
 	}
 	job := Job{
-		TaskID: t.ID, Instruction: t.Instruction, Display: b.d, Env: slices.Clone(b.env), Home: b.home, Launch: b.agentLaunch,
+		TaskID: t.ID, Attempt: max(res.Attempt, 1), Instruction: t.Instruction, Display: b.d, Env: slices.Clone(b.env), Home: b.home,
+		Launch:   b.agentLaunch,
 		MaxSteps: firstPositive(h.o.MaxSteps, t.MaxSteps),
 		Timeout:  timeout,
 		TraceDir: filepath.Join(filepath.Dir(b.home), "trace"),

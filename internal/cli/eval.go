@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -23,11 +25,13 @@ import (
 type evalFlags struct {
 	out, resume, screen, xDisplay, shard string
 	cache                                string // --cache (eval_fetch.go)
+	branchFrom                           string // --branch-from TRACE:STEP (evalbranch.go)
 	displayServer                        string // --display-server (evalsway.go)
 	taskNetwork                          string // --task-network
-	parallel, maxSteps                   int
+	parallel, maxSteps, attempts         int
 	timeout                              time.Duration
 	asJSON, yes                          bool
+	judge                                judgeFlags // --select judge (evaljudge.go)
 }
 
 func newEvalCmd(s *settings) *cobra.Command {
@@ -63,6 +67,13 @@ shards and Kubernetes.`,
 	fl.StringVar(&f.displayServer, "display-server", "xvfb", "what the agent drives in each task: xvfb (the task's X display) or sway (a headless sway of the task's own)")
 	fl.BoolVarP(&f.yes, "yes", "y", false, "approve every action the safety policy asks about (unattended runs refuse them otherwise)")
 	fl.StringVar(&f.taskNetwork, "task-network", "", "network of each task's box: host shares this machine's (default: a loopback of the task's own)")
+	fl.IntVar(&f.attempts, "attempts", 1, "independent attempts of each task, each on its own display and home; the summary gives pass@1, pass@k, mean and spread")
+	fl.StringVar(&f.judge.selection, "select", eval.SelectFirst, "which attempt is a task's result: first, or judge (a model compares the attempts' narratives; bBoN@k)")
+	fl.StringVar(&f.judge.model, "judge-model", "", "the judge's model (default: the agent's)")
+	fl.StringVar(&f.judge.baseURL, "judge-base-url", "", "the judge's endpoint (default: the agent's)")
+	fl.StringVar(&f.judge.provider, "judge-provider", "", "the judge's wire format: chat, responses, anthropic or gemini (default: by its base URL)")
+	fl.StringVar(&f.judge.apiKeyEnv, "judge-api-key-env", "", "environment variable holding the judge's key (default: the agent's key when the judge shares its endpoint, else none)")
+	fl.StringVar(&f.branchFrom, "branch-from", "", "TRACE:STEP: each attempt replays the recorded run's steps before STEP on its display (exit 4 when the screen differs), then the model goes on")
 	fl.StringVar(&f.cache, "cache", "", "read the files tasks download only from this inputs cache (filled by 'deskpilot eval fetch'); default: the user's cache folder, downloading what is missing")
 	cmd.AddCommand(newEvalMergeCmd(), newEvalFetchCmd())
 	return cmd
@@ -70,7 +81,7 @@ shards and Kubernetes.`,
 
 // options turns the flags into eval.Options; a bad flag is a usage error.
 func (f *evalFlags) options(suite string) (eval.Options, error) {
-	o := eval.Options{Suite: suite, Parallel: f.parallel, XDisplay: f.xDisplay, MaxSteps: f.maxSteps, Timeout: f.timeout,
+	o := eval.Options{Suite: suite, Parallel: f.parallel, Attempts: f.attempts, XDisplay: f.xDisplay, MaxSteps: f.maxSteps, Timeout: f.timeout,
 		TaskNetwork: f.taskNetwork}
 	switch {
 	case f.out != "" && f.resume != "" && f.out != f.resume:
@@ -84,6 +95,12 @@ func (f *evalFlags) options(suite string) (eval.Options, error) {
 	}
 	if f.parallel < 1 {
 		return o, fmt.Errorf("--parallel %d: must be at least 1", f.parallel)
+	}
+	if f.attempts < 1 {
+		return o, fmt.Errorf("--attempts %d: must be at least 1", f.attempts)
+	}
+	if f.judge.selection == eval.SelectJudge && f.attempts < 2 {
+		return o, errors.New("--select judge picks among attempts: give --attempts 2 or more")
 	}
 	if f.maxSteps < 0 || f.timeout < 0 {
 		return o, errors.New("--max-steps and --timeout cannot be negative")
@@ -121,6 +138,10 @@ func runEval(cmd *cobra.Command, s *settings, f *evalFlags, suite string) error 
 		return &exitError{exitUsage, errors.New(config.ErrNoModel)}
 	}
 	o.Model = cfg.Model
+	var judgeKey string
+	if o.Judge, judgeKey, err = f.judge.judgeFor(cfg, f.attempts); err != nil {
+		return &exitError{exitUsage, err}
+	}
 	stderr := &lockedWriter{w: cmd.ErrOrStderr()}
 	o.Progress = stderr
 	// One OCR reader and one PDF engine for every task.
@@ -128,9 +149,17 @@ func runEval(cmd *cobra.Command, s *settings, f *evalFlags, suite string) error 
 	defer engines.Close()
 	r := &evalRunner{cfg: cfg, yes: f.yes, shared: f.xDisplay != "", engines: engines, version: s.version,
 		log:     slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-		secrets: cfgSecrets(cfg)}
+		secrets: append(cfgSecrets(cfg), nonEmpty(judgeKey)...)}
 	if r.compositor, err = compositorFor(f.displayServer); err != nil {
 		return &exitError{exitUsage, err}
+	}
+	if f.branchFrom != "" {
+		if r.compositor != nil {
+			return &exitError{exitUsage, errors.New("--branch-from replays on the task's X display: not with --display-server sway")}
+		}
+		if r.branch, err = parseBranch(f.branchFrom); err != nil {
+			return &exitError{exitUsage, err}
+		}
 	}
 	sum, err := eval.Run(cmd.Context(), o, r.run)
 	var start *eval.StartError
@@ -145,9 +174,15 @@ func runEval(cmd *cobra.Command, s *settings, f *evalFlags, suite string) error 
 		}
 	}
 	fmt.Fprintf(stderr, "eval: %d of %d passed, %d finished; results in %s\n", sum.Passed, sum.Tasks, len(sum.Results), o.Out)
+	printAttempts(stderr, sum)
+	if err == nil {
+		err = diverged(sum)
+	}
 	switch {
 	case err == nil:
 		return nil
+	case errors.As(err, new(*exitError)):
+		return err
 	case cmd.Context().Err() != nil:
 		return &exitError{exitInterrupted, fmt.Errorf("interrupted: %d of %d tasks finished; --resume %s runs the rest", len(sum.Results), sum.Tasks, o.Out)}
 	default:
@@ -183,12 +218,66 @@ suites or models, the same shard twice, or a task in two folders are refused.`,
 				}
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "eval merge: %d of %d passed, %d finished; results in %s\n", sum.Passed, sum.Tasks, len(sum.Results), out)
+			printAttempts(cmd.ErrOrStderr(), sum)
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "the merged results folder (new or empty)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the merged summary as JSON on stdout")
 	return cmd
+}
+
+// diverged is exit 4 when an attempt's replayed prefix (--branch-from)
+// found the screen other than recorded.
+func diverged(sum eval.Summary) error {
+	all := sum.Results
+	if sum.Attempts != nil {
+		all = sum.Attempts.Results
+	}
+	for _, r := range all {
+		if r.Exit == exitDiverged {
+			return &exitError{exitDiverged, fmt.Errorf("task %s: the recorded prefix diverged: %s", visibleControls(r.ID), visibleControls(r.Error))}
+		}
+	}
+	return nil
+}
+
+// printAttempts prints the attempt figures of a summary, overall and per
+// domain; nothing with one attempt per task.
+func printAttempts(w io.Writer, sum eval.Summary) {
+	a := sum.Attempts
+	if a == nil {
+		return
+	}
+	fmt.Fprintf(w, "eval: %d attempts per task, %s selects; over %d tasks: %s\n", a.K, a.Select, a.Overall.Tasks, a.Overall.Line(a.K))
+	for _, d := range a.DomainNames() {
+		fmt.Fprintf(w, "eval:   %s (%d tasks): %s\n", d, a.Domains[d].Tasks, a.Domains[d].Line(a.K))
+	}
+	for _, t := range a.Tasks {
+		scores := make([]string, len(t.Scores))
+		for i, s := range t.Scores {
+			scores[i] = "-"
+			if s != nil {
+				scores[i] = strconv.FormatFloat(*s, 'f', -1, 64)
+			}
+		}
+		line := fmt.Sprintf("eval:   %s: scores %s; pass@1 %.2f, pass@%d %.2f, mean %.2f, min-max %.2f-%.2f",
+			visibleControls(t.ID), strings.Join(scores, " "), t.PassAt1, a.K, t.PassAtK, t.Mean, t.Min, t.Max)
+		if sel := t.Selection; sel != nil {
+			line += fmt.Sprintf("; selected attempt %d (%s)", sel.Attempt, sel.By)
+		}
+		fmt.Fprintln(w, line)
+	}
+}
+
+func nonEmpty(ss ...string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // lockedWriter serialises writes: the harness's progress lines and the logs

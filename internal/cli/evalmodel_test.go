@@ -203,6 +203,8 @@ type summaryJSON struct {
 	// OSWorld's rates, overall and per domain (eval's own tests check them).
 	Overall json.RawMessage `json:"overall"`
 	Domains json.RawMessage `json:"domains"`
+	// The attempt figures with --attempts (evalattempts_e2e_test.go).
+	Attempts json.RawMessage `json:"attempts"`
 }
 
 type resultJSON struct {
@@ -218,6 +220,7 @@ type resultJSON struct {
 	Score    float64  `json:"score"`
 	Expected string   `json:"expected"`
 	Check    string   `json:"check"`
+	Attempt  int      `json:"attempt"`
 }
 
 // parseSummary decodes --json output strictly and checks that every result has

@@ -39,6 +39,9 @@ type evalRunner struct {
 	// compositor, when set (--display-server sway), gives each task a Wayland
 	// compositor of its own, which the agent drives instead of the task's X display.
 	compositor func(ctx context.Context, j eval.Job) (*taskCompositor, error)
+	// branch, when set (--branch-from), replays a recorded prefix before
+	// the model goes on (evalbranch.go).
+	branch *evalBranch
 }
 
 // run runs the agent for one task.
@@ -87,6 +90,13 @@ func (r *evalRunner) run(ctx context.Context, j eval.Job) (eval.Outcome, error) 
 	var h agent.Hooks
 	if r.yes {
 		h.Confirm = func(context.Context, string) (bool, error) { return true, nil }
+	}
+	if r.branch != nil {
+		fin, err := r.branch.run(ctx, a, j, h)
+		if err != nil {
+			return r.branchOutcome(fin, err)
+		}
+		return r.outcome(fin)
 	}
 	return r.outcome(a.Run(ctx, j.Instruction, h))
 }
