@@ -417,7 +417,13 @@ func contentOf(res *mcp.CallToolResult) (string, []*image.RGBA) {
 // maxImagePixels bounds an image a server returns.
 const maxImagePixels = 40 << 20
 
+// decodeImage reads an image a server returned; a PNG's ancillary chunks
+// that fail their checksum are dropped first (repairPNG).
 func decodeImage(data []byte) (*image.RGBA, error) {
+	data, _, err := repairPNG(data)
+	if err != nil {
+		return nil, err
+	}
 	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
 		return nil, err
