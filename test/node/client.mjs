@@ -11,8 +11,8 @@
 //   {"op": "list"}                                   -> {"tools": [names], "schemas": {...}}
 //   {"op": "call", "name": N, "args": {...}}         -> {"isError", "text", "images": [{mime, bytes}], "structured"}
 //   {"op": "clickFound", "text": T}                  -> find_text T, then click at the point it reported
-//   {"op": "cancelAfter", "name": N, "args": {...}, "progress": K}
-//                                                    -> the call, aborted after K progress notifications
+//   {"op": "cancelAfter", "name": N, "args": {...}, "progress": K, "ms": M}
+//                                                    -> the call, aborted after K progress notifications (or M ms)
 //   {"op": "closeAfter", "name": N, "args": {...}, "progress": K}
 //                                                    -> the call, the client closed after K progress notifications
 //   {"op": "resources"}                              -> {"uris": [...], "trace": bool, "screenshot": bytes}
@@ -103,12 +103,18 @@ try {
           const ac = new AbortController();
           const progress = [];
           let cancelledAt = null;
+          if (step.ms) {
+            setTimeout(() => {
+              cancelledAt = Date.now();
+              ac.abort("the test host cancels");
+            }, step.ms);
+          }
           try {
             await client.callTool({ name: step.name, arguments: step.args ?? {} }, undefined, {
               signal: ac.signal, timeout: 300000,
               onprogress: (p) => {
                 progress.push(p.message ?? "");
-                if (progress.length >= step.progress && !ac.signal.aborted) {
+                if (step.progress && progress.length >= step.progress && !ac.signal.aborted) {
                   cancelledAt = Date.now();
                   ac.abort("the test host cancels");
                 }
