@@ -66,8 +66,11 @@ shows them.`,
 // describeEntry is one line about a run or session.
 func describeEntry(st runctl.Status) string {
 	what := "run"
-	if st.Kind == runctl.KindMCP {
+	switch st.Kind {
+	case runctl.KindMCP:
 		what = "MCP session of " + st.Host
+	case runctl.KindEval:
+		what = "eval"
 	}
 	s := fmt.Sprintf("%s (pid %d)", what, st.PID)
 	if st.Task != "" && st.Kind != runctl.KindMCP {
@@ -129,6 +132,21 @@ func (c *control) registerRun(task string, run *agent.Session) func() {
 		runctl.Controls{Stop: run.Stop, Pause: run.Pause, Resume: func() { run.Resume("") }})
 	if err != nil {
 		c.log.Warn("deskpilot stop will not reach this run", "err", err)
+		return func() {}
+	}
+	return func() { _ = e.Close() }
+}
+
+// registerEval makes a `deskpilot eval` reachable by deskpilot stop and the
+// Stop key until the returned func is called: stop cancels the evaluation
+// (every task running stops as on Ctrl+C; --resume runs the rest).
+func (c *control) registerEval(suite string, stop func()) func() {
+	if c == nil {
+		return func() {}
+	}
+	e, err := c.register(runctl.Status{Kind: runctl.KindEval, Task: suite}, runctl.Controls{Stop: stop})
+	if err != nil {
+		c.log.Warn("deskpilot stop will not reach this evaluation", "err", err)
 		return func() {}
 	}
 	return func() { _ = e.Close() }
