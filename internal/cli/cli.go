@@ -123,5 +123,6 @@ func (s *settings) open(ctx context.Context, cfg config.Config, o wiring.Options
 		o.Log = stderrLog()
 	}
 	o.Version = s.version
+	o.Secrets = withMCPSecrets(cfg, o, osKeyring{}.Get)
 	return wiring.Open(ctx, cfg, o)
 }
