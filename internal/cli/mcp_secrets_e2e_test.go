@@ -77,7 +77,7 @@ func startSecretService(t *testing.T, bus string, items ...ssItem) {
 		s.items[dbus.ObjectPath(fmt.Sprintf("/org/freedesktop/secrets/collection/login/%d", i+1))] = it
 	}
 	for path, iface := range map[dbus.ObjectPath]string{
-		"/org/freedesktop/secrets":                "org.freedesktop.Secret.Service",
+		"/org/freedesktop/secrets":                 "org.freedesktop.Secret.Service",
 		"/org/freedesktop/secrets/aliases/default": "org.freedesktop.Secret.Collection",
 		ssSession: "org.freedesktop.Secret.Session",
 	} {
