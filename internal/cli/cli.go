@@ -124,5 +124,8 @@ func (s *settings) open(ctx context.Context, cfg config.Config, o wiring.Options
 	}
 	o.Version = s.version
 	o.Secrets = withMCPSecrets(cfg, o, osKeyring{}.Get)
+	if o.Peers == nil {
+		o.Peers = peerWindows()
+	}
 	return wiring.Open(ctx, cfg, o)
 }

@@ -203,3 +203,30 @@ func (c *control) grab(ctx context.Context) {
 		}
 	}
 }
+
+// announceWindows says, until the returned func is called, that this
+// process shows windows (the app): the other deskpilot processes of the
+// user (runs, MCP sessions, other apps) mask and refuse them as their own
+// (runctl.Announce).
+func announceWindows() func() {
+	dir, err := runctl.Dir(nil)
+	if err != nil {
+		return func() {}
+	}
+	done, err := runctl.Announce(dir)
+	if err != nil {
+		stderrLog().Warn("other deskpilot processes will not mask this window", "err", err)
+	}
+	return done
+}
+
+// peerWindows lists the other deskpilot processes that show windows, for
+// the desktop to mask them (desktop.Options.Peers); nil without a control
+// folder.
+func peerWindows() func() []int {
+	dir, err := runctl.Dir(nil)
+	if err != nil {
+		return nil
+	}
+	return func() []int { return runctl.Peers(dir) }
+}
