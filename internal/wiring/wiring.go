@@ -232,7 +232,7 @@ func NewAgent(ctx context.Context, cfg config.Config, d *desktop.Desktop, o Opti
 		Log:          o.Log,
 		Version:      o.Version,
 	}
-	if o.HasWindow {
+	if o.HasWindow || o.Peers != nil {
 		a.OwnWindows, a.OwnInput = d.OwnWindows, d.OwnInput
 	}
 	if k, err := TraceKey(); err == nil {
