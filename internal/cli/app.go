@@ -27,6 +27,7 @@ func runApp(ctx context.Context, s *settings) error {
 	r := &appRunner{ctx: ctx, s: s, engines: wiring.NewEngines()}
 	defer r.engines.Close()
 	cfg, _ := s.load() // the app shows a bad config itself; the backend is what matters here
+	defer announceWindows()()
 	ui := app.New(app.NewFyneApp(), app.Deps{
 		Runner:         r,
 		Console:        &appConsole{r: r},

@@ -123,5 +123,9 @@ func (s *settings) open(ctx context.Context, cfg config.Config, o wiring.Options
 		o.Log = stderrLog()
 	}
 	o.Version = s.version
+	o.Secrets = withMCPSecrets(cfg, o, osKeyring{}.Get)
+	if o.Peers == nil {
+		o.Peers = peerWindows()
+	}
 	return wiring.Open(ctx, cfg, o)
 }

@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -161,7 +162,11 @@ func runEval(cmd *cobra.Command, s *settings, f *evalFlags, suite string) error 
 			return &exitError{exitUsage, err}
 		}
 	}
-	sum, err := eval.Run(cmd.Context(), o, r.run)
+	// deskpilot stop and the Stop key end the evaluation as Ctrl+C does.
+	ctx, stop := context.WithCancel(cmd.Context())
+	defer stop()
+	defer s.control(cfg).registerEval(suite, stop)()
+	sum, err := eval.Run(ctx, o, r.run)
 	var start *eval.StartError
 	if errors.As(err, &start) {
 		return &exitError{exitUsage, err}
@@ -183,7 +188,7 @@ func runEval(cmd *cobra.Command, s *settings, f *evalFlags, suite string) error 
 		return nil
 	case errors.As(err, new(*exitError)):
 		return err
-	case cmd.Context().Err() != nil:
+	case ctx.Err() != nil:
 		return &exitError{exitInterrupted, fmt.Errorf("interrupted: %d of %d tasks finished; --resume %s runs the rest", len(sum.Results), sum.Tasks, o.Out)}
 	default:
 		return &exitError{exitFailed, err}

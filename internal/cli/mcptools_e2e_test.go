@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"image"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,8 +13,9 @@ import (
 )
 
 // The reference server-everything, configured as [mcp.servers.everything]:
-// the fake model calls its tools from Starlark as everything_get_sum and
-// everything_echo, and what they returned reaches the model's next request.
+// the fake model calls its tools from Starlark as everything_get_sum,
+// everything_echo and everything_get_tiny_image, and what they returned (the
+// image too) reaches the model's next request.
 // A server that
 // cannot start is one line, and the run goes on. A confirm-risk server's
 // call is refused without approval.
@@ -66,10 +68,19 @@ everything_get_tiny_image()`),
 	if !strings.Contains(obs, "The sum of 2 and 40 is 42.") || !strings.Contains(obs, "Echo: héllo from starlark") {
 		t.Errorf("the tools' results did not reach the next request:\n%s", obs)
 	}
-	// server-everything's tiny PNG fails its checksum: the model is told so,
-	// the run goes on.
-	if !strings.Contains(obs, "everything_get_tiny_image(): ") {
-		t.Errorf("the image tool's call is not in the observation:\n%s", obs)
+	// server-everything's tiny PNG has an iCCP chunk that fails its
+	// checksum: the chunk is dropped and the 20x20 image reaches the model.
+	if !strings.Contains(obs, "everything_get_tiny_image()") || strings.Contains(obs, "could not read") {
+		t.Errorf("the image tool's call is not in the observation, or its image was not read:\n%s", obs)
+	}
+	tiny := 0
+	for _, img := range next.Images() {
+		if img.Size == image.Pt(20, 20) && img.DecodeErr == "" {
+			tiny++
+		}
+	}
+	if tiny != 1 {
+		t.Errorf("the next request holds %d images of 20x20, want server-everything's one: %+v", tiny, next.Images())
 	}
 
 	write("confirm")

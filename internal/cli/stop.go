@@ -66,8 +66,11 @@ shows them.`,
 // describeEntry is one line about a run or session.
 func describeEntry(st runctl.Status) string {
 	what := "run"
-	if st.Kind == runctl.KindMCP {
+	switch st.Kind {
+	case runctl.KindMCP:
 		what = "MCP session of " + st.Host
+	case runctl.KindEval:
+		what = "eval"
 	}
 	s := fmt.Sprintf("%s (pid %d)", what, st.PID)
 	if st.Task != "" && st.Kind != runctl.KindMCP {
@@ -134,6 +137,21 @@ func (c *control) registerRun(task string, run *agent.Session) func() {
 	return func() { _ = e.Close() }
 }
 
+// registerEval makes a `deskpilot eval` reachable by deskpilot stop and the
+// Stop key until the returned func is called: stop cancels the evaluation
+// (every task running stops as on Ctrl+C; --resume runs the rest).
+func (c *control) registerEval(suite string, stop func()) func() {
+	if c == nil {
+		return func() {}
+	}
+	e, err := c.register(runctl.Status{Kind: runctl.KindEval, Task: suite}, runctl.Controls{Stop: stop})
+	if err != nil {
+		c.log.Warn("deskpilot stop will not reach this evaluation", "err", err)
+		return func() {}
+	}
+	return func() { _ = e.Close() }
+}
+
 // active grabs the Stop key while n > 0 entries are open.
 func (c *control) active(n int) {
 	c.mu.Lock()
@@ -184,4 +202,31 @@ func (c *control) grab(ctx context.Context) {
 		case <-time.After(grabRetry):
 		}
 	}
+}
+
+// announceWindows says, until the returned func is called, that this
+// process shows windows (the app): the other deskpilot processes of the
+// user (runs, MCP sessions, other apps) mask and refuse them as their own
+// (runctl.Announce).
+func announceWindows() func() {
+	dir, err := runctl.Dir(nil)
+	if err != nil {
+		return func() {}
+	}
+	done, err := runctl.Announce(dir)
+	if err != nil {
+		stderrLog().Warn("other deskpilot processes will not mask this window", "err", err)
+	}
+	return done
+}
+
+// peerWindows lists the other deskpilot processes that show windows, for
+// the desktop to mask them (desktop.Options.Peers); nil without a control
+// folder.
+func peerWindows() func() []int {
+	dir, err := runctl.Dir(nil)
+	if err != nil {
+		return nil
+	}
+	return func() []int { return runctl.Peers(dir) }
 }

@@ -114,6 +114,11 @@ type Options struct {
 	// HasWindow says this process shows windows of its own (the app); only then
 	// are they looked for, masked and refused. A CLI run has none.
 	HasWindow bool
+	// Peers, when set, lists the pids of other deskpilot processes of this
+	// user that show windows (the app: runctl.Peers); their windows are
+	// masked and refused as this process's own are, on X11. It is called
+	// only when a window shown since the last look needs its owner told.
+	Peers func() []int
 	// OwnInput, when set, is when the app itself last saw the person's input
 	// in its windows; OwnInput reports the later of it and the backend's
 	// (which on Wayland sees little or nothing of it).
@@ -166,7 +171,7 @@ func Open(o Options) (*Desktop, error) {
 		return nil, fmt.Errorf("input: %w", err)
 	}
 	clean := func(env []string) []string { return CleanEnv(env, o.PassEnv, o.DropEnv, o.IsSecret) }
-	return &Desktop{b: b, name: name, target: target, displays: ds, in: in, own: o.HasWindow, env: slices.Clone(o.Env),
+	return &Desktop{b: b, name: name, target: target, displays: ds, in: in, own: o.HasWindow || o.Peers != nil, env: slices.Clone(o.Env),
 		ownIn: o.OwnInput, clean: clean}, nil
 }
 

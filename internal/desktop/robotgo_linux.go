@@ -67,10 +67,11 @@ func (b *rgLinux) open(o Options) error {
 	if b.keys, err = robot.New(b.name, image.Rectangle{}); err != nil {
 		return fmt.Errorf("backend robotgo: %w", err)
 	}
-	if o.HasWindow {
+	if o.HasWindow || o.Peers != nil {
 		if b.own, err = trackWindows(b.name, "", os.Getpid()); err != nil {
 			return err
 		}
+		b.own.peers = o.Peers
 	}
 	return nil
 }

@@ -33,6 +33,10 @@ type windowTracker struct {
 	root          xproto.Window
 	pid           int
 	pidAtom       xproto.Atom
+	// peers lists other deskpilot processes whose windows count as this
+	// process's own (Options.Peers); nil = none. Set before the first
+	// ownWindows.
+	peers func() []int
 
 	mu      sync.Mutex
 	wins    []*topWindow // stacking order, bottom first
@@ -301,8 +305,12 @@ func (t *windowTracker) ownWindows() ([]image.Rectangle, error) {
 		client xproto.Window
 	}
 	owners := make(map[xproto.Window]owner, len(unknown))
+	var peers []int
+	if len(unknown) > 0 && t.peers != nil {
+		peers = t.peers()
+	}
 	for _, id := range unknown {
-		st, client := t.ownerOf(id)
+		st, client := t.ownerOf(id, peers)
 		if st == ownerSelf {
 			t.watchInput(id, client)
 		}
@@ -329,13 +337,13 @@ func (t *windowTracker) ownWindows() ([]image.Rectangle, error) {
 
 // ownerOf reads _NET_WM_PID of w or, for a window-manager frame, of the
 // client inside it (up to two levels down); it also returns the window that
-// carries it.
-func (t *windowTracker) ownerOf(w xproto.Window) (ownerState, xproto.Window) {
+// carries it. A window of one of peers counts as this process's own.
+func (t *windowTracker) ownerOf(w xproto.Window, peers []int) (ownerState, xproto.Window) {
 	pid, client, ok := t.wmPID(w, 2)
 	switch {
 	case !ok:
 		return ownerOther, 0
-	case pid == t.pid:
+	case pid == t.pid, slices.Contains(peers, pid):
 		return ownerSelf, client
 	}
 	return ownerOther, client

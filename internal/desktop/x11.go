@@ -37,11 +37,12 @@ func openX11(o Options) (backend, error) {
 		return nil, fmt.Errorf("open display %s: %w", name, err)
 	}
 	x := &x11{name: name, auth: o.XAuthority, sc: sc}
-	if o.HasWindow {
+	if o.HasWindow || o.Peers != nil {
 		if x.own, err = trackWindows(name, o.XAuthority, os.Getpid()); err != nil {
 			sc.Close()
 			return nil, err
 		}
+		x.own.peers = o.Peers
 	}
 	return x, nil
 }

@@ -209,11 +209,17 @@ func errorResult(text string) *mcp.CallToolResult {
 var errNoElicitation = fmt.Errorf("the MCP host cannot ask the person (it offers no elicitation), so actions that need approval are refused")
 
 // canElicit reports whether the host asks its person mid-call: it declared
-// elicitation, on a protocol that allows a server to ask while it serves a
-// call (before 2026-07-28, where questions ride on the call's result).
+// form elicitation (an empty elicitation capability means form; one with
+// only url mode cannot show a form), on a protocol that allows a server to
+// ask while it serves a call (before 2026-07-28, where questions ride on the
+// call's result). The official TypeScript SDK negotiates 2025-11-25.
 func (st *session) canElicit() bool {
 	ip := st.ss.InitializeParams()
-	return ip != nil && ip.Capabilities != nil && ip.Capabilities.Elicitation != nil && ip.ProtocolVersion < "2026-07-28"
+	if ip == nil || ip.Capabilities == nil || ip.Capabilities.Elicitation == nil || ip.ProtocolVersion >= "2026-07-28" {
+		return false
+	}
+	e := ip.Capabilities.Elicitation
+	return e.Form != nil || e.URL == nil
 }
 
 // confirm asks the host's person to approve action; a host without

@@ -39,6 +39,7 @@ type session struct {
 	stopCall func()         // stops the call running now; nil = none
 	run      *agent.Session // the run_task going on, for Pause/Resume
 	conRef   *agent.Console // the console once open, for Pause/Resume
+	agentRef *agent.Agent   // its agent, so Stop lets go of held keys and buttons
 	shot     []byte         // the latest screenshot as sent, mime its type
 	mime     string
 }
@@ -93,6 +94,14 @@ func (st *session) stop() {
 	st.ctlMu.Unlock()
 	if stop != nil {
 		stop()
+	}
+	// A button held by mouse_down (or a key by key_down) between calls is
+	// let go at once: the stopped session takes no mouse_up.
+	st.ctlMu.Lock()
+	a := st.agentRef
+	st.ctlMu.Unlock()
+	if a != nil {
+		_ = a.ReleaseInput()
 	}
 }
 
@@ -157,7 +166,7 @@ func (st *session) openConsole(ctx context.Context) (*agent.Console, error) {
 	}
 	st.wired, st.con = w, con
 	st.ctlMu.Lock()
-	st.conRef = con
+	st.conRef, st.agentRef = con, w.Agent
 	st.ctlMu.Unlock()
 	if st.stripPaused.Load() {
 		con.Pause()
@@ -181,6 +190,9 @@ func (st *session) end() {
 		_ = st.wired.Close()
 		st.wired = nil
 	}
+	st.ctlMu.Lock()
+	st.agentRef = nil
+	st.ctlMu.Unlock()
 	if st.entry != nil {
 		_ = st.entry.Close()
 	}

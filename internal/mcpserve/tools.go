@@ -19,7 +19,7 @@ import (
 // order: the same entries of the catalogue (script.Builtins) a model's
 // prompt lists, so their schemas and descriptions come from one declaration.
 func Primitives() []string {
-	return []string{"screenshot", "click", "double_click", "right_click", "move", "drag", "scroll",
+	return []string{"screenshot", "click", "double_click", "right_click", "move", "drag", "mouse_down", "mouse_up", "scroll",
 		"type_text", "press", "type_secret", "find_text", "click_text", "find_elements", "click_element",
 		"zoom", "inspect_file", "visit_page", "web_search"}
 }

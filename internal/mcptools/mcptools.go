@@ -122,11 +122,29 @@ func Connect(ctx context.Context, o Options) *Set {
 	return set
 }
 
-// connect starts or reaches one server and lists its tools.
-func connect(ctx context.Context, o Options, name string, srv config.MCPServer) (*mcp.ClientSession, []script.Tool, error) {
+// connect starts or reaches one server and lists its tools. Its error never
+// holds the value of a secret the server's settings name (an address with
+// a key in it comes back in a failed request's error): each is [secret:NAME].
+func connect(ctx context.Context, o Options, name string, srv config.MCPServer) (_ *mcp.ClientSession, _ []script.Tool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	expand := func(s string) (string, error) { return expandSecrets(s, o.Secrets) }
+	used := map[string]string{} // the secrets expanded, by name
+	secrets := func(n string) (string, bool) {
+		v, ok := "", false
+		if o.Secrets != nil {
+			v, ok = o.Secrets(n)
+		}
+		if ok && v != "" {
+			used[n] = v
+		}
+		return v, ok
+	}
+	defer func() {
+		if err != nil && len(used) > 0 {
+			err = errors.New(hideSecrets(err.Error(), used))
+		}
+	}()
+	expand := func(s string) (string, error) { return expandSecrets(s, secrets) }
 	var transport mcp.Transport
 	if srv.Command != "" {
 		cmd := exec.Command(srv.Command, srv.Args...)
@@ -219,6 +237,41 @@ func expandSecrets(s string, secrets func(string) (string, bool)) (string, error
 		b.WriteString(v)
 		s = s[i+j+1:]
 	}
+}
+
+// hideSecrets replaces each value of secrets in s with [secret:NAME],
+// longest value first.
+func hideSecrets(s string, secrets map[string]string) string {
+	names := slices.Collect(maps.Keys(secrets))
+	slices.SortFunc(names, func(a, b string) int { return len(secrets[b]) - len(secrets[a]) })
+	for _, n := range names {
+		s = strings.ReplaceAll(s, secrets[n], "[secret:"+n+"]")
+	}
+	return s
+}
+
+// SecretNames lists the secrets servers name with "${name}" in their env,
+// url and headers, sorted, each once: what a run must resolve (from the
+// environment or the keyring) before it connects.
+func SecretNames(servers map[string]config.MCPServer) []string {
+	var out []string
+	collect := func(s string) {
+		_, _ = expandSecrets(s, func(n string) (string, bool) {
+			out = append(out, n)
+			return "", true
+		})
+	}
+	for _, srv := range servers {
+		collect(srv.URL)
+		for _, v := range srv.Env {
+			collect(v)
+		}
+		for _, v := range srv.Headers {
+			collect(v)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // BuiltinName is the builtin of server's tool: NAME_tool, lower case, every
@@ -417,7 +470,13 @@ func contentOf(res *mcp.CallToolResult) (string, []*image.RGBA) {
 // maxImagePixels bounds an image a server returns.
 const maxImagePixels = 40 << 20
 
+// decodeImage reads an image a server returned; a PNG's ancillary chunks
+// that fail their checksum are dropped first (repairPNG).
 func decodeImage(data []byte) (*image.RGBA, error) {
+	data, _, err := repairPNG(data)
+	if err != nil {
+		return nil, err
+	}
 	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
 		return nil, err

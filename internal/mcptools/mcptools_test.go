@@ -120,3 +120,16 @@ func TestConnectFailures(t *testing.T) {
 		}
 	}
 }
+
+func TestSecretNames(t *testing.T) {
+	servers := map[string]config.MCPServer{
+		"a": {URL: "https://x/${Key}?t=${token}", Headers: map[string]string{"Authorization": "Bearer ${token}"}},
+		"b": {Command: "srv", Env: map[string]string{"X": "${other}", "Y": "plain"}},
+	}
+	if got := strings.Join(SecretNames(servers), ","); got != "key,other,token" {
+		t.Errorf("SecretNames = %s, want key,other,token", got)
+	}
+	if got := hideSecrets(`Post "https://x/abc?t=abcdef"`, map[string]string{"key": "abc", "token": "abcdef"}); got != `Post "https://x/[secret:key]?t=[secret:token]"` {
+		t.Errorf("hideSecrets: %s", got)
+	}
+}

@@ -3,6 +3,7 @@
 package runctl
 
 import (
+	"errors"
 	"io/fs"
 	"syscall"
 )
@@ -14,4 +15,11 @@ func ownerOf(fi fs.FileInfo) (int, bool) {
 		return 0, false
 	}
 	return int(st.Uid), true
+}
+
+// processExists reports whether a process pid runs (signal 0 reaches it,
+// or it exists but is not ours to signal).
+func processExists(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }

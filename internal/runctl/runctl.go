@@ -31,8 +31,9 @@ import (
 
 // The kinds of entries.
 const (
-	KindRun = "run" // a run of deskpilot's own agent (app, CLI)
-	KindMCP = "mcp" // an MCP session: a host drives deskpilot
+	KindRun  = "run"  // a run of deskpilot's own agent (app, CLI)
+	KindMCP  = "mcp"  // an MCP session: a host drives deskpilot
+	KindEval = "eval" // a `deskpilot eval` of a suite, every task it runs
 )
 
 // Commands a listener understands.
@@ -47,7 +48,7 @@ const (
 type Status struct {
 	ID      string    `json:"id"`             // the socket's name, unique on this machine for this user
 	PID     int       `json:"pid"`            // the process
-	Kind    string    `json:"kind"`           // KindRun or KindMCP
+	Kind    string    `json:"kind"`           // KindRun, KindMCP or KindEval
 	Host    string    `json:"host,omitempty"` // an MCP session's host (its clientInfo name)
 	Task    string    `json:"task,omitempty"`
 	Tool    string    `json:"tool,omitempty"` // the tool an MCP host is calling now; "" = idle

@@ -42,6 +42,9 @@ type Options struct {
 	// Secrets are the values type_secret may type, by name, besides those of
 	// the DESKPILOT_SECRET_<NAME> environment variables (EnvSecrets).
 	Secrets map[string]string
+	// Peers lists the pids of other deskpilot processes that show windows
+	// (desktop.Options.Peers): masked and refused as this process's own.
+	Peers func() []int
 	// Environ lists the environment for EnvSecrets; nil = os.Environ.
 	Environ func() []string
 	// Roots are extra folders (or files) the file inspector may read besides
@@ -174,7 +177,7 @@ func OpenDesktop(cfg config.Config, hasWindow bool) (*desktop.Desktop, error) {
 
 func desktopOptions(cfg config.Config, o Options) desktop.Options {
 	return desktop.Options{Backend: cfg.Backend, XDisplay: cfg.XDisplay, Monitor: cfg.Display,
-		HasWindow: o.HasWindow, XAuthority: o.XAuthority, Wayland: o.Wayland, Env: o.Env, OwnInput: o.OwnInput,
+		HasWindow: o.HasWindow, Peers: o.Peers, XAuthority: o.XAuthority, Wayland: o.Wayland, Env: o.Env, OwnInput: o.OwnInput,
 		PassEnv: cfg.PassEnv, DropEnv: keyVariables(cfg), IsSecret: secretValues(cfg, o)}
 }
 
@@ -235,7 +238,7 @@ func NewAgent(ctx context.Context, cfg config.Config, d *desktop.Desktop, o Opti
 	if o.Launch != nil {
 		a.Launch = o.Launch
 	}
-	if o.HasWindow {
+	if o.HasWindow || o.Peers != nil {
 		a.OwnWindows, a.OwnInput = d.OwnWindows, d.OwnInput
 	}
 	if k, err := TraceKey(); err == nil {

@@ -7,26 +7,29 @@
 //   { "transport": "stdio", "command": "...", "args": [...], "env": {...} }
 //   { "transport": "http", "url": "http://127.0.0.1:PORT/", "token": "..." }
 // plus "elicit": "allow" | "deny" | "answer:TEXT" (omitted: no elicitation
-// capability), "imageData": true (images carry "data", base64, too) and "steps": [
+// capability; "elicitModes": ["url"] declares other modes than form), "imageData": true (images carry "data", base64, too) and "steps": [
 //   {"op": "list"}                                   -> {"tools": [names], "schemas": {...}}
 //   {"op": "call", "name": N, "args": {...}}         -> {"isError", "text", "images": [{mime, bytes}], "structured"}
 //   {"op": "clickFound", "text": T}                  -> find_text T, then click at the point it reported
-//   {"op": "cancelAfter", "name": N, "args": {...}, "progress": K}
-//                                                    -> the call, aborted after K progress notifications
+//   {"op": "cancelAfter", "name": N, "args": {...}, "progress": K, "ms": M}
+//                                                    -> the call, aborted after K progress notifications (or M ms)
 //   {"op": "closeAfter", "name": N, "args": {...}, "progress": K}
 //                                                    -> the call, the client closed after K progress notifications
 //   {"op": "resources"}                              -> {"uris": [...], "trace": bool, "screenshot": bytes}
 //   {"op": "sleep", "ms": M}
+//   {"op": "protocol"}                               -> {"offered": the client's newest revision, "negotiated": the one the server chose}
 // ]
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ElicitRequestSchema, LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 
 const plan = JSON.parse(process.argv[2]);
 const out = (o) => process.stdout.write(JSON.stringify(o) + "\n");
 
-const capabilities = plan.elicit ? { elicitation: { form: {} } } : {};
+// "elicitModes": ["url"] declares other elicitation modes than form.
+const modes = Object.fromEntries((plan.elicitModes ?? ["form"]).map((m) => [m, {}]));
+const capabilities = plan.elicit ? { elicitation: modes } : {};
 const client = new Client({ name: "deskpilot-test-host", version: "1.0.0" }, { capabilities });
 const elicited = [];
 if (plan.elicit) {
@@ -50,6 +53,14 @@ if (plan.transport === "http") {
 } else {
   transport = new StdioClientTransport({ command: plan.command, args: plan.args ?? [], env: plan.env, stderr: "inherit" });
 }
+
+// The revision the server chose, as the client hands it to its transport.
+let negotiated = null;
+const setVersion = transport.setProtocolVersion?.bind(transport);
+transport.setProtocolVersion = (v) => {
+  negotiated = v;
+  setVersion?.(v);
+};
 
 function summary(res) {
   const text = (res.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("\n");
@@ -92,12 +103,18 @@ try {
           const ac = new AbortController();
           const progress = [];
           let cancelledAt = null;
+          if (step.ms) {
+            setTimeout(() => {
+              cancelledAt = Date.now();
+              ac.abort("the test host cancels");
+            }, step.ms);
+          }
           try {
             await client.callTool({ name: step.name, arguments: step.args ?? {} }, undefined, {
               signal: ac.signal, timeout: 300000,
               onprogress: (p) => {
                 progress.push(p.message ?? "");
-                if (progress.length >= step.progress && !ac.signal.aborted) {
+                if (step.progress && progress.length >= step.progress && !ac.signal.aborted) {
                   cancelledAt = Date.now();
                   ac.abort("the test host cancels");
                 }
@@ -141,6 +158,9 @@ try {
           out({ op: "resources", uris, trace, screenshot });
           break;
         }
+        case "protocol":
+          out({ op: "protocol", offered: LATEST_PROTOCOL_VERSION, negotiated });
+          break;
         case "sleep":
           await new Promise((r) => setTimeout(r, step.ms));
           out({ op: "sleep" });
