@@ -271,6 +271,7 @@ func readDoc(ctx context.Context, inst pdfium.Pdfium, data []byte, req pdfReques
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		flattenPage(inst, doc, i)
 		page := requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: i}}
 		text := pageText(inst, page)
 		if text == "" {
@@ -300,6 +301,19 @@ func readDoc(ctx context.Context, inst pdfium.Pdfium, data []byte, req pdfReques
 		}
 	}
 	return out, nil
+}
+
+// flattenPage draws page i's annotations (filled-in form fields, stamps,
+// free-text notes) into its content, as a viewer shows them, so their text
+// is read with the page's; the document is the engine's copy, never written
+// back. A page without annotations is left as it is.
+func flattenPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, i int) {
+	p, err := inst.FPDF_LoadPage(&requests.FPDF_LoadPage{Document: doc, Index: i})
+	if err != nil {
+		return
+	}
+	inst.FPDFPage_Flatten(&requests.FPDFPage_Flatten{Page: requests.Page{ByReference: &p.Page}, Usage: requests.FPDFPage_FlattenUsageNormalDisplay})
+	inst.FPDF_ClosePage(&requests.FPDF_ClosePage{Page: p.Page})
 }
 
 // pageText lays out one page's text; a page PDFium cannot read (a broken
