@@ -342,15 +342,11 @@ func pageText(inst pdfium.Pdfium, page requests.Page) string {
 	return layoutPage(segments(res.Chars))
 }
 
-// wordSegments reads a page's text in one call, asks PDFium for the box of
-// each character, and decides word breaks on a line from the glyphs'
-// spacing alone: a gap between two glyphs wider than wordGap of the text
-// height is a break, and so is a space glyph the next glyph starts after; a
-// space PDFium reports inside the next glyph's box is not (it turns kerning
-// in a TJ array into spaces, which splits words, and misses words set apart
-// by positioning alone, which glues them). The runs are then grouped as segments does. ok is false when the
-// text does not map one character to one rune (then the caller asks per
-// character).
+// wordSegments reads a page's text in one call and asks PDFium for the
+// boxes of the first and last character of each word only — a tenth of the
+// calls of asking for every character — then groups the words into runs as
+// segments does. ok is false when the text does not map one character to
+// one rune (then the caller asks per character).
 func wordSegments(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, n int) ([]box, bool) {
 	res, err := inst.FPDFText_GetText(&requests.FPDFText_GetText{TextPage: tp, StartIndex: 0, Count: n})
 	if err != nil {
@@ -360,6 +356,76 @@ func wordSegments(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, n int) ([]box
 	if len(runes) != n {
 		return nil, false
 	}
+	charBox := func(i int) (float64, float64, float64, float64, bool) {
+		// The loose box spans the font's ascent to descent: every word of a
+		// line gets the same height, which keeps line and paragraph gaps
+		// apart.
+		cb, err := inst.FPDFText_GetLooseCharBox(&requests.FPDFText_GetLooseCharBox{TextPage: tp, Index: i})
+		if err != nil {
+			return 0, 0, 0, 0, false
+		}
+		rc := cb.Rect
+		l, r, t, b := float64(rc.Left), float64(rc.Right), float64(rc.Top), float64(rc.Bottom)
+		return min(l, r), max(t, b), max(l, r), min(t, b), true
+	}
+	var chars []*responses.GetPageTextStructuredChar
+	var prev *responses.CharPosition // the last word's last glyph
+	for i := 0; i < len(runes); {
+		if runes[i] == '\r' || runes[i] == '\n' {
+			prev = nil
+		}
+		if isBreak(runes[i]) {
+			chars = append(chars, &responses.GetPageTextStructuredChar{Text: string(runes[i])})
+			i++
+			continue
+		}
+		j := i
+		for j < len(runes) && !isBreak(runes[j]) {
+			j++
+		}
+		l1, t1, r1, b1, ok1 := charBox(i)
+		l2, t2, r2, b2, ok2 := charBox(j - 1)
+		if !ok1 || !ok2 {
+			return nil, false
+		}
+		if t2 < b1 || t1 < b2 || l2 < l1-(t1-b1) {
+			// The word is not on one line left to right: place it by its
+			// first character only.
+			l2, t2, r2, b2 = l1, t1, r1, b1
+		}
+		if prev != nil && i > 0 && runes[i-1] != '\r' && runes[i-1] != '\n' {
+			h := max(min(t1-b1, prev.Top-prev.Bottom), 1)
+			gap := l1 - prev.Right
+			if min(t1, prev.Top)-max(b1, prev.Bottom) > 0.3*h && gap > -h && gap <= wordGap*h {
+				return glyphSegments(inst, tp, runes)
+			}
+		}
+		last := responses.CharPosition{Left: l2, Right: r2, Top: t2, Bottom: b2}
+		prev = &last
+		w := string(runes[i:j])
+		if t, ok := strings.CutSuffix(w, "\uFFFE"); ok {
+			// PDFium's mark for a hyphen at a line end; inside a word that
+			// goes on on the next line it is dropped (cleanRun), and the
+			// word joined.
+			w = t + "\x02"
+		}
+		chars = append(chars, &responses.GetPageTextStructuredChar{Text: w, PointPosition: responses.CharPosition{
+			Left: min(l1, l2), Right: max(r1, r2), Top: max(t1, t2), Bottom: min(b1, b2),
+		}})
+		i = j
+	}
+	return segments(chars), true
+}
+
+// glyphSegments asks PDFium for the box of each character of a page's text
+// and decides word breaks on a line from the glyphs' spacing alone: a gap
+// between two glyphs wider than wordGap of the text height is a break, and so
+// is a space glyph the next glyph starts after; a space PDFium reports inside
+// the next glyph's box is not (it turns kerning in a TJ array into spaces,
+// which splits words, and misses words set apart by positioning alone, which
+// glues them). The runs are then grouped as segments does; ok is false when a
+// box cannot be read.
+func glyphSegments(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, runes []rune) ([]box, bool) {
 	looseBox := func(i int) (responses.CharPosition, bool) {
 		// The loose box spans the font's ascent to descent: every glyph of
 		// a line gets the same height, which keeps line and paragraph gaps
