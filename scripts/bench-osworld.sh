@@ -57,5 +57,5 @@ go test -c -o "$bin" ./internal/cli/
 [[ -n $keep ]] && mkdir -p "$keep"
 start=$SECONDS
 (cd internal/cli && DESKPILOT_OSWORLD_SUITE=$suite DESKPILOT_OSWORLD_OUT=$keep DESKPILOT_OSWORLD_TIMING=$timing \
-	"$bin" -test.run '^$' -test.bench '^BenchmarkEvalOSWorldTree$' -test.benchtime 1x) | grep -E '^osworld: |^(FAIL|ok|PASS)|--- FAIL'
+	"$bin" -test.run '^$' -test.bench '^BenchmarkEvalOSWorldTree$' -test.benchtime 1x) | grep --line-buffered -E '^osworld: |^(FAIL|ok|PASS)|--- FAIL'
 echo "total $((SECONDS - start)) s"
