@@ -12,7 +12,7 @@ DEB_PKGS  := gcc pkg-config xvfb openbox xdotool x11-utils x11-xserver-utils xte
              python3 python3-tk imagemagick scrot python3-pil bc fonts-dejavu-core \
              fonts-noto-cjk xdg-utils at-spi2-core dbus-daemon dbus-x11 zenity python3-pyatspi \
              mousepad tesseract-ocr libtesseract-dev tesseract-ocr-eng gcc-mingw-w64-x86-64 \
-             bubblewrap
+             bubblewrap wmctrl
 # The apps eval/checks' tests drive to read and make the files OSWorld's
 # getters and metrics read, and that OSWorld's tasks launch: Chromium
 # (DevTools tabs, its profile; socat forwards the DevTools port as the tasks
@@ -40,7 +40,7 @@ DEB_PKGS  += sway grim wtype foot wl-clipboard wayland-utils \
 RUNTIME_PKGS := ca-certificates xvfb openbox xdotool x11-utils x11-xserver-utils xterm xclip \
              python3 python3-tk python3-pil python3-pyatspi imagemagick fonts-dejavu-core fonts-noto-cjk \
              xdg-utils at-spi2-core dbus-daemon dbus-x11 zenity mousepad tesseract-ocr tesseract-ocr-eng \
-             $(EVAL_APPS) bubblewrap
+             $(EVAL_APPS) bubblewrap wmctrl
 export CGO_ENABLED := 1
 # VERSION is what `deskpilot --version` reports and what the packages are called:
 # FyneApp.toml's Version, and for an untagged commit ~git<count>.<hash>

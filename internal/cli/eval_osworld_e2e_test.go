@@ -1,0 +1,305 @@
+//go:build linux
+
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"deskpilot/agent/llm/llmtest"
+	"deskpilot/eval"
+)
+
+// osworldSuite is the folder of OSWorld's own task files, copied unchanged,
+// with a scripted solution for each under solutions/<domain>/<id>.star.
+const osworldSuite = "../../eval/suites/osworld"
+
+// solutionSep separates the replies of a solution file: each part is the code
+// of one reply, in order.
+const solutionSep = "# ---"
+
+// osworldTask is what the tests need of one task of the suite.
+type osworldTask struct {
+	key, instruction string   // key is "domain/id", as results name it
+	replies          []string // the solution's replies
+}
+
+// osworldTasks reads every task of the suite with its solution; a task
+// without one is an error, so that the suite and its solutions stay in step.
+func osworldTasks(t *testing.T) []osworldTask {
+	t.Helper()
+	s, err := eval.Load(osworldSuite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []osworldTask
+	for _, task := range s.Tasks {
+		domain, id, ok := strings.Cut(task.ID, "/")
+		if !ok {
+			t.Fatalf("task %q: want a domain/id key", task.ID)
+		}
+		var file struct {
+			Instruction string `json:"instruction"`
+		}
+		data, err := os.ReadFile(filepath.Join(osworldSuite, "examples", domain, id+".json"))
+		if err == nil {
+			err = json.Unmarshal(data, &file)
+		}
+		if err != nil || file.Instruction == "" {
+			t.Fatalf("task %s: instruction: %v", task.ID, err)
+		}
+		sol, err := os.ReadFile(filepath.Join(osworldSuite, "solutions", domain, id+".star"))
+		if err != nil {
+			t.Fatalf("task %s has no solution: %v", task.ID, err)
+		}
+		var replies []string
+		for _, part := range strings.Split(string(sol), solutionSep+"\n") {
+			if part = strings.TrimSpace(part); part != "" {
+				replies = append(replies, part)
+			}
+		}
+		if len(replies) == 0 || !strings.Contains(replies[len(replies)-1], "final_answer(") {
+			t.Fatalf("task %s: the solution's last reply must give the final answer", task.ID)
+		}
+		out = append(out, osworldTask{task.ID, file.Instruction, replies})
+	}
+	return out
+}
+
+// osworldResult is what the tests read of a result line of `eval --json`.
+type osworldResult struct {
+	ID      string  `json:"id"`
+	Correct bool    `json:"correct"`
+	Score   float64 `json:"score"`
+	Status  string  `json:"status"`
+	Error   string  `json:"error"`
+	Check   string  `json:"check"`
+	Domain  string  `json:"domain"`
+}
+
+// solutionPolicy replies with the solution's parts in turn.
+func solutionPolicy(replies []string) policy {
+	return func(t testing.TB, step int, r llmtest.Request) string {
+		if step > 0 {
+			if obs := lastObservation(r); strings.Contains(obs, "Error") {
+				t.Errorf("solution step %d failed: %s", step, obs)
+			}
+		}
+		if step >= len(replies) {
+			return `final_answer("done")`
+		}
+		return replies[step]
+	}
+}
+
+// idleErrors are the tasks whose check, with nothing done, ends in an error
+// rather than a plain failure (still score 0, no status), with the end of
+// that error: the file their getter reads does not exist in a fresh home
+// (OSWorld's VM snapshot has one), so the getter gives None, and the metric
+// raises as OSWorld's does.
+var idleErrors = map[string]string{
+	// VLC writes its vlcrc only once its first-run privacy dialog is answered.
+	"vlc/215dfd39-f493-4bc3-a027-8a97d72c61bf": "vlc_config: ~/.config/vlc/vlcrc: file does not exist",
+	"vlc/8ba5ae7a-5ae5-4eab-9fcc-5dd4fe3abf89": "vlc_config: ~/.config/vlc/vlcrc: file does not exist",
+	"vlc/9195653c-f4aa-453d-aa95-787f6ccfaae9": "vlc_config: ~/.config/vlc/vlcrc: file does not exist",
+	// LibreOffice writes its profile's registrymodifications.xcu seconds
+	// after it starts; the do-nothing model answers before.
+	"libreoffice_impress/2cd43775-7085-45d8-89fa-9e35c0a915cf": "TypeError: want a settings file, got NoneType",
+}
+
+func idleCheckError(key, err string) bool {
+	end, ok := idleErrors[key]
+	return ok && strings.HasPrefix(err, "check: ") && strings.HasSuffix(err, end)
+}
+
+// idlePolicy does nothing: it answers at once.
+func idlePolicy(testing.TB, int, llmtest.Request) string { return `final_answer("done")` }
+
+// TestEvalOSWorldSolutions runs every task of eval/suites/osworld (OSWorld's
+// task files, verbatim) through `deskpilot eval` on private displays, with the
+// real harness, box and apps and a scripted model over real HTTP: once with
+// each task's solution (a terminal opened with launch, the commands typed into
+// it), when every task must pass, and once with a model that answers at once
+// without doing anything, when every task must reach a verdict and fail.
+func TestEvalOSWorldSolutions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs OSWorld tasks on private displays")
+	}
+	for _, tool := range []string{"Xvfb", "openbox", "bwrap", "xterm", "gsettings", "vlc", "python3"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("needs %s", tool)
+		}
+	}
+	tasks := osworldTasks(t)
+	for _, mode := range []string{"solved", "idle"} {
+		t.Run(mode, func(t *testing.T) {
+			isolate(t)
+			policies := map[string]policy{}
+			n := 0
+			for _, task := range tasks {
+				if mode == "solved" {
+					policies[task.instruction] = solutionPolicy(task.replies)
+					n += len(task.replies)
+				} else {
+					policies[task.instruction] = idlePolicy
+					n++
+				}
+			}
+			m := newScriptedModel(t, policies)
+			srv := llmtest.New(t, m.replies(n)...)
+			out := filepath.Join(t.TempDir(), "results")
+			stdout, stderr, code := runCLI(t.Context(), "eval", osworldSuite, "--out", out, "--parallel", "2", "--json", "--yes",
+				"--base-url", srv.URL, "--model", "scripted", "--max-steps", "6", "--timeout", "3m")
+			var sum struct {
+				Tasks       int             `json:"tasks"`
+				Interrupted bool            `json:"interrupted"`
+				Results     []osworldResult `json:"results"`
+			}
+			if err := json.Unmarshal([]byte(stdout), &sum); err != nil || sum.Tasks != len(tasks) || len(sum.Results) != len(tasks) || sum.Interrupted {
+				t.Fatalf("exit %d, summary %+v (%v)\nstderr:\n%s", code, sum, err, stderr)
+			}
+			res := map[string]osworldResult{}
+			for _, r := range sum.Results {
+				res[r.ID] = r
+			}
+			for _, task := range tasks {
+				r, ok := res[task.key]
+				if !ok {
+					t.Errorf("%s: no result", task.key)
+					continue
+				}
+				want := mode == "solved"
+				if r.Correct != want || r.Status != "" || (r.Error != "" && !(mode == "idle" && idleCheckError(task.key, r.Error))) {
+					t.Errorf("%s: correct %v (score %g, status %q, error %q, check %q), want %v", task.key, r.Correct, r.Score, r.Status, r.Error, r.Check, want)
+				}
+				if w := map[bool]int{true: len(task.replies), false: 1}[want]; m.calls(task.instruction) != w {
+					t.Errorf("%s: %d model calls, want %d", task.key, m.calls(task.instruction), w)
+				}
+			}
+			if t.Failed() {
+				t.Logf("stderr:\n%s", stderr)
+			}
+		})
+	}
+}
+
+// BenchmarkEvalOSWorldTree runs the OSWorld tree or index file named by
+// $DESKPILOT_OSWORLD_SUITE (scripts/bench-osworld.sh extracts it from a
+// mirror of OSWorld) through `deskpilot eval` with a model that answers at
+// once and an empty inputs cache (offline: a task that downloads is
+// not_cached). It prints the tasks loaded, those that reached a verdict and
+// the count of each status, then runs the tasks that reached a verdict again at
+// --parallel 1, 2 and 4 and prints each wall time ($DESKPILOT_OSWORLD_TIMING=0
+// leaves that out). $DESKPILOT_OSWORLD_OUT, if set, keeps the results folders
+// there.
+func BenchmarkEvalOSWorldTree(b *testing.B) {
+	suite := os.Getenv("DESKPILOT_OSWORLD_SUITE")
+	if suite == "" {
+		b.Skip("set DESKPILOT_OSWORLD_SUITE to OSWorld's evaluation_examples or an index file of it")
+	}
+	keep := os.Getenv("DESKPILOT_OSWORLD_OUT")
+	dir := b.TempDir()
+	if keep != "" {
+		dir = keep
+	}
+	for _, k := range []string{"OPENAI_BASE_URL", "OPENAI_API_KEY", "DESKPILOT_MODEL", "DESKPILOT_BASE_URL", "DESKPILOT_PRESET"} {
+		b.Setenv(k, "")
+	}
+	b.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
+	b.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	cache := filepath.Join(dir, "empty-inputs")
+	if err := os.MkdirAll(cache, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	s, err := eval.Load(suite)
+	if err != nil {
+		b.Fatal(err)
+	}
+	run := func(suite, name string, parallel int) ([]osworldResult, time.Duration) {
+		b.Helper()
+		srv := llmtest.New(b, newScriptedModel(b, map[string]policy{"": idlePolicy}).replies(2*len(s.Tasks)+8)...)
+		start := time.Now()
+		stdout, stderr, code := runCLI(b.Context(), "eval", suite, "--out", filepath.Join(dir, name), "--cache", cache,
+			"--parallel", fmt.Sprint(parallel), "--json", "--yes", "--base-url", srv.URL, "--model", "idle", "--max-steps", "2", "--timeout", "3m")
+		took := time.Since(start)
+		var sum struct {
+			Results []osworldResult `json:"results"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
+			b.Fatalf("exit %d: %v\nstderr:\n%s", code, err, stderr)
+		}
+		return sum.Results, took
+	}
+	b.ResetTimer()
+	for range b.N {
+		res, took := run(suite, "classify", 4)
+		status := map[string]int{}
+		errs := map[string]int{}
+		free := map[string][]string{}
+		var order []string
+		passed := 0
+		for _, r := range res {
+			st := r.Status
+			if st == "" {
+				st = "verdict"
+				if r.Error != "" {
+					kind, _, _ := strings.Cut(r.Error, ":")
+					errs[kind]++
+				}
+				domain, id, _ := strings.Cut(r.ID, "/")
+				if _, ok := free[domain]; !ok {
+					order = append(order, domain)
+				}
+				free[domain] = append(free[domain], id)
+			}
+			if r.Correct {
+				passed++
+			}
+			status[st]++
+		}
+		fmt.Printf("osworld: %d tasks loaded, %d results, %d reached a verdict, %d passed (do-nothing model), %.1fs at --parallel 4\n",
+			len(s.Tasks), len(res), status["verdict"], passed, took.Seconds())
+		for _, k := range slices.Sorted(maps.Keys(status)) {
+			fmt.Printf("osworld: status %-14s %d\n", k, status[k])
+		}
+		for _, k := range slices.Sorted(maps.Keys(errs)) {
+			fmt.Printf("osworld: verdict with an error from %-8s %d\n", k+":", errs[k])
+		}
+		if status["verdict"] == 0 || os.Getenv("DESKPILOT_OSWORLD_TIMING") == "0" {
+			continue
+		}
+		// An index file next to the tree's examples/ selects the tasks that
+		// reached a verdict offline: the network-free ones.
+		examples := filepath.Join(suite, "examples")
+		if fi, err := os.Stat(suite); err == nil && !fi.IsDir() {
+			examples = filepath.Join(filepath.Dir(suite), "examples")
+		}
+		var idx bytes.Buffer
+		idx.WriteString("{")
+		for i, d := range order {
+			ids, _ := json.Marshal(free[d])
+			if i > 0 {
+				idx.WriteString(",")
+			}
+			fmt.Fprintf(&idx, "%q: %s", d, ids)
+		}
+		idx.WriteString("}")
+		index := filepath.Join(filepath.Dir(examples), "deskpilot-network-free.json")
+		if err := os.WriteFile(index, idx.Bytes(), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		for _, p := range []int{1, 2, 4} {
+			res, took := run(index, fmt.Sprintf("parallel-%d", p), p)
+			fmt.Printf("osworld: network-free %d tasks at --parallel %d: %.1fs\n", len(res), p, took.Seconds())
+		}
+	}
+}
