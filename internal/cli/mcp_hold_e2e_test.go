@@ -15,7 +15,7 @@ import (
 )
 
 // foundAt is the point find_text reported in a call's text.
-var foundAt = regexp.MustCompile(`found: "[^"]*" at \((\d+), (\d+)\)`)
+var foundAt = regexp.MustCompile(`found: "[^"]*"(?: \([^)]*\))? at \((\d+), (\d+)\)`)
 
 // buttonHeld reports whether the left button of the display's pointer is
 // down, as an X client sees it.

@@ -89,7 +89,7 @@ try {
         }
         case "clickFound": {
           const f = summary(await client.callTool({ name: "find_text", arguments: { text: step.text } }, undefined, timeout));
-          const m = /found: "[^"]*" at \((\d+), (\d+)\)/.exec(f.text);
+          const m = /found: "[^"]*"(?: \([^)]*\))? at \((\d+), (\d+)\)/.exec(f.text);
           if (!m) {
             out({ op: "clickFound", error: "find_text reported no point", text: f.text });
             break;
