@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,7 +26,48 @@ func generalGetters() map[string]Getter {
 		"vm_wallpaper":         {Fn: getWallpaper, Check: needStrings("dest")},
 		"list_directory":       {Fn: getListDirectory, Check: needStrings("path")},
 		"default_video_player": {Fn: getDefaultVideoPlayer},
+		"shortcuts_on_desktop": {Fn: getShortcutsOnDesktop},
 	}
+}
+
+// Bounds of shortcuts_on_desktop.
+const (
+	maxShortcuts     = 1000
+	maxShortcutBytes = 1 << 20
+)
+
+// getShortcutsOnDesktop is OSWorld's get_shortcuts_on_desktop on Linux: the
+// .desktop files right in ~/Desktop, by name, each with its text. No desktop
+// folder gives none.
+func getShortcutsOnDesktop(_ context.Context, env Env, _ map[string]any) (any, error) {
+	dir := env.Path("~/Desktop")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return map[string]any{}, nil
+	}
+	out := map[string]any{}
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".desktop") || !e.Type().IsRegular() {
+			continue
+		}
+		if len(out) == maxShortcuts {
+			return nil, fmt.Errorf("shortcuts_on_desktop: more than %d shortcuts on the desktop", maxShortcuts)
+		}
+		f, err := os.Open(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, fmt.Errorf("shortcuts_on_desktop: %w", err)
+		}
+		data, err := io.ReadAll(io.LimitReader(f, maxShortcutBytes+1))
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("shortcuts_on_desktop: %w", err)
+		}
+		if len(data) > maxShortcutBytes {
+			return nil, fmt.Errorf("shortcuts_on_desktop: %s is larger than %d bytes", e.Name(), maxShortcutBytes)
+		}
+		out[e.Name()] = string(data)
+	}
+	return out, nil
 }
 
 // unavailable is a getter this machine cannot serve: its check fails with

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"context"
+	"fmt"
 	"image"
 	"net"
 	"os"
@@ -132,6 +133,50 @@ func TestChromeMetrics(t *testing.T) {
 		s, err := m.Fn(t.Context(), Call{Result: tt.result, Expected: rulesOf(t, tt.rules)})
 		if err != nil || s.Value != tt.want {
 			t.Errorf("%s(%v, %s) = %v (%s), %v; want %v", tt.metric, tt.result, tt.rules, s.Value, s.Note, err, tt.want)
+		}
+	}
+}
+
+// shortcuts_on_desktop reads the .desktop files right in ~/Desktop by name
+// (a shortcut as Chromium's "Create shortcut" writes one, a file of another
+// kind and a folder beside it), and is_shortcut_on_desktop finds the one
+// named; no desktop folder gives no shortcut.
+func TestShortcutsOnDesktop(t *testing.T) {
+	e := newDirEnv(t)
+	get := func() any {
+		t.Helper()
+		v, err := Get(t.Context(), e, map[string]any{"type": "shortcuts_on_desktop"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	if v := get(); fmt.Sprint(v) != "map[]" {
+		t.Errorf("no Desktop folder: %v", v)
+	}
+	desk := filepath.Join(e.home, "Desktop")
+	for name, text := range map[string]string{
+		"chrome-ifgcgkcbigkjgdhnfdmpnmjflkmdnekd-Default.desktop": "#!/usr/bin/env xdg-open\n[Desktop Entry]\nVersion=1.0\nTerminal=false\nType=Application\nName=Play Puzzle Game 2048\nExec=/usr/bin/chromium --profile-directory=Default --app-id=ifgcgkcbigkjgdhnfdmpnmjflkmdnekd\n",
+		"notes.txt": "Name=Play Puzzle Game 2048\n",
+		"old.desktop/readme.desktop": "Name=Play Puzzle Game 2048\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(desk, name)), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(desk, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v := get()
+	m, _ := v.(map[string]any)
+	if len(m) != 1 || m["chrome-ifgcgkcbigkjgdhnfdmpnmjflkmdnekd-Default.desktop"] == nil {
+		t.Fatalf("shortcuts: %v", v)
+	}
+	metric, _ := Lookup("is_shortcut_on_desktop")
+	for name, want := range map[string]float64{"Play Puzzle Game 2048": 1, "Play Puzzle Game": 0} {
+		s, err := metric.Fn(t.Context(), Call{Result: v, Expected: map[string]any{"type": "name", "name": name}})
+		if err != nil || s.Value != want {
+			t.Errorf("is_shortcut_on_desktop(%q) = %v (%s), %v; want %v", name, s.Value, s.Note, err, want)
 		}
 	}
 }
