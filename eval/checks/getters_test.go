@@ -157,7 +157,7 @@ func TestShortcutsOnDesktop(t *testing.T) {
 	desk := filepath.Join(e.home, "Desktop")
 	for name, text := range map[string]string{
 		"chrome-ifgcgkcbigkjgdhnfdmpnmjflkmdnekd-Default.desktop": "#!/usr/bin/env xdg-open\n[Desktop Entry]\nVersion=1.0\nTerminal=false\nType=Application\nName=Play Puzzle Game 2048\nExec=/usr/bin/chromium --profile-directory=Default --app-id=ifgcgkcbigkjgdhnfdmpnmjflkmdnekd\n",
-		"notes.txt": "Name=Play Puzzle Game 2048\n",
+		"notes.txt":                  "Name=Play Puzzle Game 2048\n",
 		"old.desktop/readme.desktop": "Name=Play Puzzle Game 2048\n",
 	} {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(desk, name)), 0o700); err != nil {
