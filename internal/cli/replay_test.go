@@ -391,3 +391,59 @@ func widgetPixels(t *testing.T, r image.Rectangle) *image.RGBA {
 	}
 	return img
 }
+
+// run --branch-from TRACE:STEP replays the recorded steps before STEP (here
+// the name typed into the form) and the model goes on from there with them
+// as its history: its click on Save saves the replayed name. A moved window
+// stops the replay with exit 4 before the model is asked anything.
+func TestRunBranchFrom(t *testing.T) {
+	traces := isolate(t)
+	d := attachDisplay(t)
+	first := testapps.StartForm(t, d)
+	rec := recordFill(t, traces, first, `type_text("Ada Lovelace")`)
+	closeForm(t, d)
+
+	form := testapps.StartForm(t, d)
+	var history string
+	srv := llmtest.New(t,
+		llmtest.Reply{Func: func(req llmtest.Request) string {
+			history = string(req.Body)
+			return fmt.Sprintf("Thought: save.\n```python\nclick(%s)\n```", formClick(t, form, "save", req))
+		}},
+		reply(`final_answer("saved")`),
+	)
+	out, code := cli(t, "", "run", "--branch-from", rec+":2", "--base-url", srv.URL, "--model", "m", "--yes", "--trace-dir", traces)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if name, _, err := form.Saved(); err != nil || name != "Ada Lovelace" {
+		t.Errorf("the branched run saved %q (%v)\n%s", name, err, out)
+	}
+	for _, want := range []string{`type_text(\"Ada Lovelace\")`, "Continue the same task from step 2", "Fill in the form and save it"} {
+		if !strings.Contains(history, want) {
+			t.Errorf("the model's first request lacks %q", want)
+		}
+	}
+	closeForm(t, d)
+
+	moved := testapps.StartForm(t, d)
+	defer closeForm(t, d)
+	moveForm(t, d, moved, image.Pt(640, 380))
+	idle := llmtest.New(t, reply(`final_answer("no")`))
+	out, code = cli(t, "", "run", "--branch-from", rec+":2", "--base-url", idle.URL, "--model", "m", "--yes", "--trace-dir", traces)
+	if code != exitDiverged || !strings.Contains(out, "does not look as recorded") {
+		t.Errorf("moved window: exit %d, want 4:\n%s", code, out)
+	}
+	if n := len(idle.Requests()); n != 0 {
+		t.Errorf("the model was asked %d times after the replay diverged", n)
+	}
+	for _, bad := range [][]string{
+		{"run", "--branch-from", rec + ":9"},
+		{"run", "--branch-from", rec},
+		{"run", "--branch-from", rec + ":2", "--continue", rec},
+	} {
+		if out, code := cli(t, "", bad...); code != exitUsage {
+			t.Errorf("%v: exit %d, want 2:\n%s", bad, code, out)
+		}
+	}
+}

@@ -22,18 +22,40 @@ import (
 
 func newRunCmd(s *settings) *cobra.Command {
 	var asJSON, yes, quiet bool
-	var follow string
+	var follow, branchFrom string
 	cmd := &cobra.Command{
 		Use:   "run TASK",
 		Short: "Run a task headless: progress on stderr, the final answer on stdout",
 		Long: `Run a task on the desktop without the app. Progress goes to stderr, the final answer
 to stdout (or a JSON object with --json). Exit codes: 0 answered, 1 failed, 2 usage,
-3 step limit, 130 interrupted. With --continue TRACE the task is a follow-up of the run
-recorded in that trace folder: the model gets that run's task, replies and observations
-(and those of the runs it followed up) before the new task.`,
-		Args: cobra.MinimumNArgs(1),
+3 step limit, 4 the replayed steps diverged (--branch-from), 130 interrupted. With
+--continue TRACE the task is a follow-up of the run recorded in that trace folder: the
+model gets that run's task, replies and observations (and those of the runs it followed
+up) before the new task. With --branch-from TRACE:STEP the recorded run's steps before
+STEP are replayed, the screen checked before each as replay does (exit 4, and no model
+call, when it does not look as recorded), and the model goes on from STEP with them as
+its history: TASK defaults to the recorded run's.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if branchFrom == "" && len(args) == 0 {
+				return errors.New("give the task (or --branch-from TRACE:STEP to go on with a recorded one)")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			task := strings.Join(args, " ")
+			var branch *evalBranch
+			if branchFrom != "" {
+				if follow != "" {
+					return &exitError{exitUsage, errors.New("--branch-from and --continue: give one of them")}
+				}
+				var err error
+				if branch, err = parseBranch(branchFrom); err != nil {
+					return &exitError{exitUsage, err}
+				}
+				if task == "" {
+					task = branch.rec.Start.Task
+				}
+			}
 			cfg, err := s.load()
 			if err != nil {
 				return err
@@ -71,7 +93,19 @@ recorded in that trace folder: the model gets that run's task, replies and obser
 			hooks := at.hooks(cmd.Context(), p.event)
 			// Without a terminal nobody could resume a paused run: no takeover then.
 			a.NoTakeover = !at.present()
-			run := a.Continue(cmd.Context(), priors, task, hooks)
+			asked := task
+			if branch != nil {
+				prior, dir, err := branch.replayPrefix(cmd.Context(), a, task, hooks)
+				if err != nil {
+					code := exitFailed
+					if errors.As(err, new(*agent.DivergenceError)) {
+						code = exitDiverged
+					}
+					return &exitError{code, fmt.Errorf("--branch-from: %s (the replay's trace: %s)", z.clean(err.Error()), dir)}
+				}
+				priors, asked = []agent.Prior{prior}, branchTask(task, branch.step)
+			}
+			run := a.Continue(cmd.Context(), priors, asked, hooks)
 			session.Store(run)
 			defer s.control(cfg).registerRun(task, run)()
 			<-run.Done()
@@ -82,6 +116,7 @@ recorded in that trace folder: the model gets that run's task, replies and obser
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "approve every action the safety policy asks about")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress on stderr")
 	cmd.Flags().StringVar(&follow, "continue", "", "trace folder of an earlier run this task follows up")
+	cmd.Flags().StringVar(&branchFrom, "branch-from", "", "TRACE:STEP: replay the recorded run's steps before STEP (exit 4 when the screen differs), then the model goes on")
 	return cmd
 }
 
