@@ -4,6 +4,8 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"deskpilot/internal/config"
 	"deskpilot/internal/mcptools"
@@ -15,6 +17,10 @@ import (
 // "deskpilot:secret:NAME").
 const keyringSecretAccount = "deskpilot:secret:"
 
+// keyringSecretNames is the keyring account where the app lists the names of
+// the secrets it stores, one a line (keyrings cannot list their entries).
+const keyringSecretNames = "deskpilot:secret-names"
+
 // withMCPSecrets adds to o.Secrets the secrets cfg's MCP servers name
 // ("${name}" in env, url, headers) that neither the environment
 // (DESKPILOT_SECRET_<NAME>) nor o.Secrets holds, read from the OS keyring
@@ -23,8 +29,21 @@ const keyringSecretAccount = "deskpilot:secret:"
 // redacted like any other. A name the keyring lacks, or no keyring, is left
 // out: the server then fails with its one line, saying which secret is
 // missing. get is the keyring's Get (osKeyring.Get).
+//
+// The secrets the app stores for type_secret (their names listed under
+// keyringSecretNames) are read the same way, so type_secret("github") in
+// `deskpilot run` types what Settings, Secrets holds.
 func withMCPSecrets(cfg config.Config, o wiring.Options, get func(account string) (string, error)) map[string]string {
 	names := mcptools.SecretNames(cfg.MCP.Servers)
+	if hasSessionBus() {
+		if list, err := get(keyringSecretNames); err == nil {
+			for _, n := range strings.Split(list, "\n") {
+				if n = strings.TrimSpace(n); validSecretName(n) && !slices.Contains(names, n) {
+					names = append(names, n)
+				}
+			}
+		}
+	}
 	if len(names) == 0 {
 		return o.Secrets
 	}
@@ -57,6 +76,17 @@ func withMCPSecrets(cfg config.Config, o wiring.Options, get func(account string
 		return o.Secrets
 	}
 	return out
+}
+
+// validSecretName is the app's rule for a stored secret's name: lower-case
+// letters, digits and _, from a letter, at most 64 bytes.
+func validSecretName(n string) bool {
+	ok := n != "" && len(n) <= 64 && n[0] >= 'a' && n[0] <= 'z'
+	for i := 0; ok && i < len(n); i++ {
+		c := n[i]
+		ok = c == '_' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
+	}
+	return ok
 }
 
 // hasSessionBus reports whether a D-Bus session bus is there to ask the

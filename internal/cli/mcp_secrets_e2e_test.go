@@ -22,6 +22,7 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"deskpilot/agent/llm/llmtest"
+	"deskpilot/internal/testapps"
 )
 
 // privateSessionBus starts a D-Bus session bus of the test's own and returns its
@@ -268,4 +269,57 @@ risk = "allow"
 	if files == 0 {
 		t.Error("the run left no trace")
 	}
+}
+
+// `deskpilot run` types a secret the app stored in the keyring (its names
+// listed under deskpilot:secret-names): type_secret("github") fills the
+// form's field with the value, which no output line, request or trace file
+// holds.
+func TestRunTypesKeyringSecret(t *testing.T) {
+	traces := isolate(t)
+	const value = "kr-github-5e2b9d7a41c8"
+	bus := privateSessionBus(t)
+	startSecretService(t, bus,
+		ssItem{service: keyringService, account: keyringSecretNames, value: "github\nBad Name\nother"},
+		ssItem{service: keyringService, account: keyringSecretAccount + "github", value: value})
+	d := attachDisplay(t)
+	form := testapps.StartForm(t, d)
+	defer closeForm(t, d)
+	srv := llmtest.New(t, clickReply(t, form, "name", `type_secret("github")`), clickReply(t, form, "save", ""), reply(`final_answer("done")`))
+	bin, err := binary()
+	if err != nil {
+		t.Fatalf("build: %v", err)
+	}
+	cmd := exec.CommandContext(t.Context(), bin, "run", "--base-url", srv.URL, "--model", "m", "--trace-dir", traces, "--yes", "fill in the name")
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "DESKPILOT_SECRET_") && !strings.HasPrefix(kv, "DBUS_SESSION_BUS_ADDRESS=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "DBUS_SESSION_BUS_ADDRESS="+bus)
+	outb, err := cmd.CombinedOutput()
+	out := string(outb)
+	if err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if name, _, err := form.Saved(); err != nil || name != value {
+		t.Errorf("the form saved %q (%v), want the keyring's value\n%s", name, err, out)
+	}
+	if strings.Contains(out, value) {
+		t.Errorf("the terminal shows the secret:\n%s", out)
+	}
+	for i, r := range srv.Requests() {
+		if strings.Contains(string(r.Body), value) {
+			t.Errorf("request %d to the model holds the secret", i)
+		}
+	}
+	_ = filepath.WalkDir(traces, func(path string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		if data, _ := os.ReadFile(path); strings.Contains(string(data), value) {
+			t.Errorf("%s holds the secret", path)
+		}
+		return nil
+	})
 }
