@@ -48,7 +48,20 @@ func resolveTraceRef(root, arg string) (string, error) {
 		return arg, nil
 	}
 	if n, err := strconv.Atoi(arg); err == nil {
-		return listedTrace(root, arg, n)
+		// A run id can be all digits ("127566"): a number is a row of the
+		// listing, or the id it is the start of, and refused when it is both.
+		row, rowErr := listedTrace(root, arg, n)
+		hits, err := idHits(root, arg)
+		switch {
+		case err != nil:
+			return "", err
+		case len(hits) == 0 || rowErr == nil && len(hits) == 1 && hits[0].Dir == row:
+			return row, rowErr
+		case rowErr == nil:
+			return "", fmt.Errorf("trace %s is ambiguous: it is row %d of the last listing (run %s) and the start of run id %s; give the whole id",
+				arg, n, trace.RunID(row), hits[0].ID)
+		}
+		return oneHit(root, arg, hits)
 	}
 	if arg != filepath.Base(arg) {
 		return "", fmt.Errorf("trace %s: no such folder", arg)
@@ -56,18 +69,34 @@ func resolveTraceRef(root, arg string) (string, error) {
 	if dirExists(filepath.Join(root, arg)) {
 		return filepath.Join(root, arg), nil
 	}
-	sums, err := trace.List(root)
+	hits, err := idHits(root, arg)
 	if err != nil {
 		return "", err
 	}
+	return oneHit(root, arg, hits)
+}
+
+// idHits are the runs under root whose id starts with arg (4 characters or
+// more).
+func idHits(root, arg string) ([]trace.Summary, error) {
+	if len(arg) < 4 {
+		return nil, nil
+	}
+	sums, err := trace.List(root)
+	if err != nil {
+		return nil, err
+	}
 	var hits []trace.Summary
-	if len(arg) >= 4 {
-		for _, s := range sums {
-			if strings.HasPrefix(s.ID, strings.ToLower(arg)) {
-				hits = append(hits, s)
-			}
+	for _, s := range sums {
+		if strings.HasPrefix(s.ID, strings.ToLower(arg)) {
+			hits = append(hits, s)
 		}
 	}
+	return hits, nil
+}
+
+// oneHit is the run of hits when there is exactly one, else why not.
+func oneHit(root, arg string, hits []trace.Summary) (string, error) {
 	switch len(hits) {
 	case 1:
 		return hits[0].Dir, nil

@@ -104,3 +104,33 @@ func collidingNames(t *testing.T) (string, string) {
 	t.Fatal("no colliding names")
 	return "", ""
 }
+
+// A run id of digits alone ("127566", one in sixteen ids or so) names its run,
+// with or without a listing; a listing's row numbers still mean their rows.
+func TestTraceIDOfDigits(t *testing.T) {
+	traces := isolate(t)
+	rec := recordRun(t, traces, "a task", "marker-digits")
+	var name string
+	for i := 0; name == ""; i++ {
+		n := "20260101T000000Z-digits-" + strconv.Itoa(i)
+		if _, err := strconv.Atoi(trace.RunID(n)); err == nil {
+			name = n
+		}
+	}
+	if err := os.CopyFS(filepath.Join(traces, name), os.DirFS(rec)); err != nil {
+		t.Fatal(err)
+	}
+	id := trace.RunID(name)
+	if out, code := cli(t, "", "traces", "show", id, "--trace-dir", traces); code != 0 || !strings.Contains(out, "marker-digits") {
+		t.Errorf("traces show %s with no listing: exit %d:\n%s", id, code, out)
+	}
+	if out, code := cli(t, "", "traces", "list", "--trace-dir", traces); code != 0 {
+		t.Fatalf("traces list: exit %d\n%s", code, out)
+	}
+	if out, code := cli(t, "", "traces", "show", id, "--trace-dir", traces); code != 0 || !strings.Contains(out, "marker-digits") {
+		t.Errorf("traces show %s after a listing of 2 rows: exit %d:\n%s", id, code, out)
+	}
+	if out, code := cli(t, "", "traces", "show", "1", "--trace-dir", traces); code != 0 || !strings.Contains(out, "marker-digits") {
+		t.Errorf("traces show 1: exit %d:\n%s", code, out)
+	}
+}
