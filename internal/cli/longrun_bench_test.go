@@ -31,8 +31,8 @@ const longRunSteps = 120
 // provider bills uncached per step (estimated: text bytes/4, an image w*h/750),
 // and the trace's growth per step. "chunk=1" drops one old screenshot every step
 // (the loop before image_chunk); "chunk=default" leaves them in chunks;
-// "screen=changing" adds a terminal that prints a line every 50 ms, so every
-// step's screenshot is new. The prefix share is reported over steps 10 to
+// "screen=changing" adds a terminal that prints a line every 50 ms and a
+// model that takes 120 ms to answer, so every step's screenshot is new. The prefix share is reported over steps 10 to
 // 120 as its median, mean and 10th percentile: a request that repeats little
 // of the one before shows in the mean and p10, never in the median.
 //
@@ -52,8 +52,14 @@ func BenchmarkLongRun(b *testing.B) {
 			if v.changing {
 				scroller(b, d)
 			}
+			// On the changing screen the model takes longer than the terminal
+			// takes to print a line, as a real one does: every screenshot is new.
+			var pace time.Duration
+			if v.changing {
+				pace = 120 * time.Millisecond
+			}
 			for range b.N {
-				longRun(b, d, v.chunk)
+				longRun(b, d, v.chunk, pace)
 			}
 		})
 	}
@@ -71,16 +77,22 @@ func scroller(b *testing.B, d *xdisplay.Display) {
 	time.Sleep(time.Second)
 }
 
-func longRun(b *testing.B, d *xdisplay.Display, chunk string) {
+// longRun is one run of the benchmark; the model waits pace before each
+// reply (its time is not the step's overhead).
+func longRun(b *testing.B, d *xdisplay.Display, chunk string, pace time.Duration) {
 	bin, err := binary()
 	if err != nil {
 		b.Fatalf("build: %v", err)
 	}
+	paced := func(r llmtest.Reply) llmtest.Reply {
+		text := r.Text
+		return llmtest.Reply{Func: func(llmtest.Request) string { time.Sleep(pace); return text }}
+	}
 	var replies []llmtest.Reply
 	for i := range longRunSteps - 1 {
-		replies = append(replies, reply(fmt.Sprintf("print(%d)", i)))
+		replies = append(replies, paced(reply(fmt.Sprintf("print(%d)", i))))
 	}
-	replies = append(replies, reply(`final_answer("done")`))
+	replies = append(replies, paced(reply(`final_answer("done")`)))
 	srv := llmtest.New(b, replies...)
 	dir := b.TempDir()
 	traces := filepath.Join(dir, "traces")
