@@ -26,13 +26,16 @@ func TestWindowSteps(t *testing.T) {
 		return fmt.Sprintf(`{"func": "exact_match", "result": {"type": "vm_command_line", "command": %q, "shell": true}, "expected": {"type": "rule", "rules": {"expected": %q}}}`, cmd, want)
 	}
 	active := check(`xdotool getactivewindow getwindowname | tr -d '\n'`, "")
+	// The window manager acts on the request in its own time, as with
+	// wmctrl: the check reads the desktop a moment later.
+	settle := `,{"type": "sleep", "parameters": {"seconds": 1}}`
 	res := suiteRun(t, Options{}, nil, map[string][2]string{
 		// Second is mapped last, so it is active until the step.
-		"activate": {"[" + launch("First") + "," + launch("Second") + "," + win("activate_window", "First", "") + "]",
+		"activate": {"[" + launch("First") + "," + launch("Second") + "," + win("activate_window", "First", "") + settle + "]",
 			strings.Replace(active, `"expected": ""`, `"expected": "First"`, 1)},
-		"activate-class": {"[" + launch("First") + "," + launch("Second") + "," + win("activate_window", "first", `, "by_class": true`) + "]",
+		"activate-class": {"[" + launch("First") + "," + launch("Second") + "," + win("activate_window", "first", `, "by_class": true`) + settle + "]",
 			strings.Replace(active, `"expected": ""`, `"expected": "First"`, 1)},
-		"activate-none": {"[" + launch("First") + "," + launch("Second") + "," + win("activate_window", "Nobody", "") + "]",
+		"activate-none": {"[" + launch("First") + "," + launch("Second") + "," + win("activate_window", "Nobody", "") + settle + "]",
 			strings.Replace(active, `"expected": ""`, `"expected": "Second"`, 1)},
 		"close": {"[" + launch("Doomed") + "," + launch("Kept") + "," + win("close_window", "Doomed", "") + `,{"type": "sleep", "parameters": {"seconds": 1}}]`,
 			check(`printf '%s %s' $(pgrep -fc '^xmessage -title Doomed') $(pgrep -fc '^xmessage -title Kept')`, "0 1")},

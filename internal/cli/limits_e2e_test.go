@@ -62,16 +62,16 @@ func TestSmallestCodeMemoryRunsRealCode(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv = llmtest.New(t,
-		reply(`rows = [{"id": i, "name": "row %d" % i, "tags": [str(i)] * 3} for i in range(5000)]
+		reply(`rows = [{"id": i, "name": "row %d" % i, "tags": [str(i)] * 3} for i in range(1000)]
 back = json.decode(json.encode(rows))
 w, h = screen_size()
-print(len(back), back[4999]["name"], w)`),
+print(len(back), back[999]["name"], w)`),
 		reply(`final_answer(str(len(rows)))`))
 	out, code := cli(t, "", "run", "--base-url", srv.URL, "--model", "m", "--trace-dir", traces, "--json", "-q", "count rows")
-	if code != exitAnswered || !strings.Contains(out, `"answer": "5000"`) {
+	if code != exitAnswered || !strings.Contains(out, `"answer": "1000"`) {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
-	if got := srv.Requests()[1].Last("user").Text(); !strings.Contains(got, "5000 row 4999 1280") {
+	if got := srv.Requests()[1].Last("user").Text(); !strings.Contains(got, "1000 row 999 1280") {
 		t.Errorf("the block's output: %s", got)
 	}
 }
