@@ -69,31 +69,39 @@ func (r *replayCheck) check(ctx context.Context, step int) (Check, map[vision.Sc
 	rec = offsetTo(rec, now.Rect.Min)
 	// deskpilot's windows now, the pointer, and what was masked when the
 	// frame was recorded (the app's own window) are not compared.
-	ignore := append(r.checkIgnore(now.Rect.Min), vision.MaskedAreas(rec)...)
-	if at, ok := r.pointerAt(now.Rect.Min); ok {
+	at, pointer := r.pointerAt(now.Rect.Min)
+	ignore := append(r.checkIgnore(now.Rect.Min, at, pointer), vision.MaskedAreas(rec)...)
+	compare := func(ignore []image.Rectangle) (Check, map[vision.ScreenPoint]vision.ScreenPoint) {
+		c := c
+		lk := vision.Compare(now, rec, ignore)
+		c.Screen = lk.Score
+		if !lk.Diff.Empty() {
+			c.Differs = lk.Diff.Sub(now.Rect.Min).Add(org)
+		}
+		moves := map[vision.ScreenPoint]vision.ScreenPoint{}
+		for _, tg := range r.targets(st, now.Rect.Min) {
+			tc, found := checkTarget(now, rec, tg, ignore, c.Need)
+			tc.At = tc.At.Sub(now.Rect.Min).Add(org)
+			if found != nil {
+				f := found.Sub(now.Rect.Min).Add(org)
+				tc.Found = &f
+				moves[vision.ScreenPoint(tc.At)] = vision.ScreenPoint(f)
+			}
+			c.Targets = append(c.Targets, tc)
+		}
+		c.Diverged = r.diverges(&c)
+		return c, moves
+	}
+	checked, moves := compare(ignore)
+	// A screen that differs may differ only by the control the pointer
+	// lights up: compared again without it.
+	if checked.Diverged && pointer {
 		if h := hoverArea(now, rec, at, pointerSprite(at)); !h.Empty() {
-			ignore = append(ignore, h)
-			c.Hover = h.Sub(now.Rect.Min).Add(org)
+			checked, moves = compare(append(ignore, h))
+			checked.Hover = h.Sub(now.Rect.Min).Add(org)
 		}
 	}
-	lk := vision.Compare(now, rec, ignore)
-	c.Screen = lk.Score
-	if !lk.Diff.Empty() {
-		c.Differs = lk.Diff.Sub(now.Rect.Min).Add(org)
-	}
-	moves := map[vision.ScreenPoint]vision.ScreenPoint{}
-	for _, tg := range r.targets(st, now.Rect.Min) {
-		tc, found := checkTarget(now, rec, tg, ignore, c.Need)
-		tc.At = tc.At.Sub(now.Rect.Min).Add(org)
-		if found != nil {
-			f := found.Sub(now.Rect.Min).Add(org)
-			tc.Found = &f
-			moves[vision.ScreenPoint(tc.At)] = vision.ScreenPoint(f)
-		}
-		c.Targets = append(c.Targets, tc)
-	}
-	c.Diverged = r.diverges(&c)
-	return c, moves, nil
+	return checked, moves, nil
 }
 
 // diverges decides a check: a target that is neither in place nor found
@@ -199,13 +207,14 @@ func (r *replayCheck) targets(st trace.Step, min image.Point) []target {
 }
 
 // checkIgnore is what a check does not compare, in the pixels of a frame
-// whose top-left corner is min: deskpilot's own windows and the pointer.
-func (r *replayCheck) checkIgnore(min image.Point) []image.Rectangle {
+// whose top-left corner is min: deskpilot's own windows and the pointer's
+// image when it is on the display (at, from pointerAt).
+func (r *replayCheck) checkIgnore(min, at image.Point, pointer bool) []image.Rectangle {
 	var out []image.Rectangle
 	for _, w := range r.ownIgnore() {
 		out = append(out, w.Add(min))
 	}
-	if at, ok := r.pointerAt(min); ok {
+	if pointer {
 		out = append(out, pointerSprite(at))
 	}
 	return out

@@ -3,6 +3,8 @@ package agent
 import (
 	"image"
 	"image/color"
+
+	"deskpilot/vision"
 )
 
 // A control under the pointer lights up (a hover highlight) where the
@@ -42,7 +44,7 @@ func hoverArea(now *image.RGBA, rec image.Image, at image.Point, sprite image.Re
 			if p.In(sprite) {
 				continue
 			}
-			if colourDistance(now.RGBAAt(x, y), rgbaAt(rec, x, y)) > hoverDelta {
+			if vision.ColourDistance(now.RGBAAt(x, y), rgbaAt(rec, x, y)) > hoverDelta {
 				diff = diff.Union(image.Rect(x, y, x+1, y+1))
 			}
 		}
@@ -77,7 +79,7 @@ func faceShift(now *image.RGBA, rec image.Image, area, sprite image.Rectangle) b
 	for y := area.Min.Y; y < area.Max.Y; y++ {
 		for x := area.Min.X; x < area.Max.X; x++ {
 			a, b := now.RGBAAt(x, y), rgbaAt(rec, x, y)
-			if image.Pt(x, y).In(sprite) || colourDistance(a, b) <= hoverDelta {
+			if image.Pt(x, y).In(sprite) || vision.ColourDistance(a, b) <= hoverDelta {
 				continue
 			}
 			n++
@@ -131,9 +133,4 @@ func rgbaAt(img image.Image, x, y int) color.RGBA {
 		return m.RGBAAt(x, y)
 	}
 	return color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)
-}
-
-func colourDistance(a, b color.RGBA) int {
-	d := func(x, y uint8) int { return max(int(x), int(y)) - min(int(x), int(y)) }
-	return d(a.R, b.R) + d(a.G, b.G) + d(a.B, b.B)
 }

@@ -21,6 +21,16 @@ const (
 	secretAccount      = "deskpilot:secret:"      // + name: the value
 )
 
+// SecretNamesAccount and SecretAccount are those accounts for the command
+// line, which reads the same keyring.
+const (
+	SecretNamesAccount = secretNamesAccount
+	SecretAccount      = secretAccount
+)
+
+// ValidSecretName reports whether n can name a stored secret.
+func ValidSecretName(n string) bool { return checkSecretName(n) == nil }
+
 // secretEnvPrefix starts the environment variables that hold type_secret
 // values (DESKPILOT_SECRET_GITHUB=… is "github"); the runner reads them.
 const secretEnvPrefix = "DESKPILOT_SECRET_"

@@ -450,3 +450,10 @@ func rgbaAt(img image.Image, x, y int) color.RGBA {
 	}
 	return color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)
 }
+
+// ColourDistance is how far apart two colours are: the sum of their red,
+// green and blue differences (0 to 765); alpha is not compared.
+func ColourDistance(a, b color.RGBA) int {
+	d := func(x, y uint8) int { return max(int(x), int(y)) - min(int(x), int(y)) }
+	return d(a.R, b.R) + d(a.G, b.G) + d(a.B, b.B)
+}

@@ -14,7 +14,6 @@ import (
 
 	"deskpilot/a11y"
 	"deskpilot/actions"
-	"deskpilot/internal/wait"
 	"deskpilot/vision"
 
 	"go.starlark.net/starlark"
@@ -223,32 +222,22 @@ const (
 // changed, and the first reading stands. The wait does not count toward the
 // block's time limit; Stop and the deadline end it with their error.
 func (g *ground) readAgain(c *Call, frame *image.RGBA) (t ScreenText, now *image.RGBA, ok bool, err error) {
-	own := g.ownInFrame(frame)
-	resume := c.Untimed()
-	prev := frame
-	changed := false
-	for deadline := time.Now().Add(againWait); time.Now().Before(deadline); {
-		if err := wait.Sleep(c.Ctx, againPause); err != nil {
-			resume()
-			return nil, nil, false, c.stopped()
-		}
-		cur, err := g.capture(c.Ctx)
-		if err != nil {
-			resume()
-			return nil, nil, false, err
-		}
-		still := vision.Same(prev, cur, own)
-		changed = changed || !still
-		prev = cur
-		if still {
-			break
-		}
-	}
-	resume()
-	if !changed {
+	if g.Frames == nil {
 		return nil, nil, false, nil
 	}
-	t, now, err = g.readFrame(c, prev)
+	resume := c.Untimed()
+	res, err := vision.Settle(c.Ctx, g.Frames, frame, vision.SettleOptions{
+		Interval: againPause, Timeout: againWait, Patience: -1, Ignore: g.ownInFrame(frame)})
+	resume()
+	switch {
+	case c.Ctx.Err() != nil:
+		return nil, nil, false, c.stopped()
+	case err != nil:
+		return nil, nil, false, err
+	case !res.Changed:
+		return nil, nil, false, nil
+	}
+	t, now, err = g.readFrame(c, res.Frame)
 	return t, now, err == nil, err
 }
 

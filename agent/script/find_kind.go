@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"deskpilot/a11y"
+	"deskpilot/vision"
 )
 
 // What find_text says a match is, and how it ranks them: a control a person
@@ -145,7 +146,7 @@ func buttonShaped(frame *image.RGBA, box image.Rectangle) bool {
 	var queue []image.Point
 	push := func(p image.Point) {
 		i := (p.Y-limit.Min.Y)*w + p.X - limit.Min.X
-		if seen[i] || distance(frame.RGBAAt(p.X, p.Y), face) >= edgeDelta {
+		if seen[i] || vision.ColourDistance(frame.RGBAAt(p.X, p.Y), face) >= edgeDelta {
 			return
 		}
 		seen[i] = true
@@ -197,10 +198,4 @@ func faceColour(frame *image.RGBA, box image.Rectangle) (color.RGBA, bool) {
 		}
 	}
 	return best, total > 0 && 2*n >= total
-}
-
-// distance is the sum of the channel differences of two colours.
-func distance(a, b color.RGBA) int {
-	d := func(x, y uint8) int { return max(int(x), int(y)) - min(int(x), int(y)) }
-	return d(a.R, b.R) + d(a.G, b.G) + d(a.B, b.B)
 }

@@ -7,19 +7,18 @@ import (
 	"slices"
 	"strings"
 
+	"deskpilot/app"
 	"deskpilot/internal/config"
 	"deskpilot/internal/mcptools"
 	"deskpilot/internal/wiring"
 )
 
 // keyringSecretAccount prefixes the keyring account of a secret the app
-// stores (Settings, Secrets: app/secrets.go keeps each value under
-// "deskpilot:secret:NAME").
-const keyringSecretAccount = "deskpilot:secret:"
-
-// keyringSecretNames is the keyring account where the app lists the names of
-// the secrets it stores, one a line (keyrings cannot list their entries).
-const keyringSecretNames = "deskpilot:secret-names"
+// stores, and keyringSecretNames is the account listing their names.
+const (
+	keyringSecretAccount = app.SecretAccount
+	keyringSecretNames   = app.SecretNamesAccount
+)
 
 // withMCPSecrets adds to o.Secrets the secrets cfg's MCP servers name
 // ("${name}" in env, url, headers) that neither the environment
@@ -38,7 +37,7 @@ func withMCPSecrets(cfg config.Config, o wiring.Options, get func(account string
 	if hasSessionBus() {
 		if list, err := get(keyringSecretNames); err == nil {
 			for _, n := range strings.Split(list, "\n") {
-				if n = strings.TrimSpace(n); validSecretName(n) && !slices.Contains(names, n) {
+				if n = strings.TrimSpace(n); app.ValidSecretName(n) && !slices.Contains(names, n) {
 					names = append(names, n)
 				}
 			}
@@ -76,17 +75,6 @@ func withMCPSecrets(cfg config.Config, o wiring.Options, get func(account string
 		return o.Secrets
 	}
 	return out
-}
-
-// validSecretName is the app's rule for a stored secret's name: lower-case
-// letters, digits and _, from a letter, at most 64 bytes.
-func validSecretName(n string) bool {
-	ok := n != "" && len(n) <= 64 && n[0] >= 'a' && n[0] <= 'z'
-	for i := 0; ok && i < len(n); i++ {
-		c := n[i]
-		ok = c == '_' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
-	}
-	return ok
 }
 
 // hasSessionBus reports whether a D-Bus session bus is there to ask the

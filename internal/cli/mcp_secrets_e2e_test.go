@@ -221,19 +221,7 @@ risk = "allow"
 		t.Fatal(err)
 	}
 	srv := llmtest.New(t, reply(`print(remote_echo(message="over streamable http"))`), reply(`final_answer("done")`))
-	bin, err := binary()
-	if err != nil {
-		t.Fatalf("build: %v", err)
-	}
-	cmd := exec.CommandContext(t.Context(), bin, "--config", cfg, "run", "--base-url", srv.URL, "--model", "m", "--trace-dir", traces, "-q", "echo over http")
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "DESKPILOT_SECRET_") && !strings.HasPrefix(kv, "DBUS_SESSION_BUS_ADDRESS=") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.Env = append(cmd.Env, "DBUS_SESSION_BUS_ADDRESS="+bus)
-	outb, err := cmd.CombinedOutput()
-	out := string(outb)
+	out, err := runOnBus(t, bus, "--config", cfg, "run", "--base-url", srv.URL, "--model", "m", "--trace-dir", traces, "-q", "echo over http")
 	if err != nil {
 		t.Fatalf("%v:\n%s", err, out)
 	}
@@ -286,19 +274,7 @@ func TestRunTypesKeyringSecret(t *testing.T) {
 	form := testapps.StartForm(t, d)
 	defer closeForm(t, d)
 	srv := llmtest.New(t, clickReply(t, form, "name", `type_secret("github")`), clickReply(t, form, "save", ""), reply(`final_answer("done")`))
-	bin, err := binary()
-	if err != nil {
-		t.Fatalf("build: %v", err)
-	}
-	cmd := exec.CommandContext(t.Context(), bin, "run", "--base-url", srv.URL, "--model", "m", "--trace-dir", traces, "--yes", "fill in the name")
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "DESKPILOT_SECRET_") && !strings.HasPrefix(kv, "DBUS_SESSION_BUS_ADDRESS=") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.Env = append(cmd.Env, "DBUS_SESSION_BUS_ADDRESS="+bus)
-	outb, err := cmd.CombinedOutput()
-	out := string(outb)
+	out, err := runOnBus(t, bus, "run", "--base-url", srv.URL, "--model", "m", "--trace-dir", traces, "--yes", "fill in the name")
 	if err != nil {
 		t.Fatalf("%v:\n%s", err, out)
 	}
@@ -322,4 +298,24 @@ func TestRunTypesKeyringSecret(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// runOnBus runs the deskpilot binary with args and its combined output, with
+// bus as the session bus and no DESKPILOT_SECRET_* variable: secrets come
+// from the keyring there or nowhere.
+func runOnBus(t *testing.T, bus string, args ...string) (string, error) {
+	t.Helper()
+	bin, err := binary()
+	if err != nil {
+		t.Fatalf("build: %v", err)
+	}
+	cmd := exec.CommandContext(t.Context(), bin, args...)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "DESKPILOT_SECRET_") && !strings.HasPrefix(kv, "DBUS_SESSION_BUS_ADDRESS=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "DBUS_SESSION_BUS_ADDRESS="+bus)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
 }

@@ -107,16 +107,8 @@ func (in *vinput) ButtonUp(ctx context.Context, p actions.Point, b actions.Butto
 	}
 	release := func() error { return in.buttonLocked(code, false) }
 	if in.at != nil {
-		from := *in.at
-		dx, dy := p.X-from.X, p.Y-from.Y
-		steps := min(max(max(abs(dx), abs(dy))/vDragPixels, vMinDragStep), vMaxDragStep)
-		for i := 1; i <= steps; i++ {
-			if err := sleepCtx(ctx, vDragDelay); err != nil {
-				return errors.Join(in.errorf("button up at %v: %w", p, err), release(), in.dev.flush(context.WithoutCancel(ctx)))
-			}
-			if err := in.moveLocked(actions.Point{X: from.X + dx*i/steps, Y: from.Y + dy*i/steps}); err != nil {
-				return errors.Join(in.errorf("button up at %v: %w", p, err), release())
-			}
+		if err := in.glideLocked(ctx, *in.at, p); err != nil {
+			return errors.Join(in.errorf("button up at %v: %w", p, err), release(), in.dev.flush(context.WithoutCancel(ctx)))
 		}
 	}
 	if err := in.moveLocked(p); err != nil {

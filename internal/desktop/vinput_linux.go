@@ -190,20 +190,29 @@ func (in *vinput) Drag(ctx context.Context, from, to actions.Point) error {
 	if err := in.buttonLocked(btnLeft, true); err != nil {
 		return in.errorf("drag: %w", err)
 	}
-	dx, dy := to.X-from.X, to.Y-from.Y
-	steps := min(max(max(abs(dx), abs(dy))/vDragPixels, vMinDragStep), vMaxDragStep)
-	for i := 1; i <= steps; i++ {
-		if err := sleepCtx(ctx, vDragDelay); err != nil {
-			return errors.Join(in.errorf("drag %v to %v: %w", from, to, err), in.buttonLocked(btnLeft, false))
-		}
-		if err := in.moveLocked(actions.Point{X: from.X + dx*i/steps, Y: from.Y + dy*i/steps}); err != nil {
-			return errors.Join(in.errorf("drag: %w", err), in.buttonLocked(btnLeft, false))
-		}
+	if err := in.glideLocked(ctx, from, to); err != nil {
+		return errors.Join(in.errorf("drag %v to %v: %w", from, to, err), in.buttonLocked(btnLeft, false))
 	}
 	if err := in.buttonLocked(btnLeft, false); err != nil {
 		return in.errorf("drag: %w", err)
 	}
 	return in.dev.flush(ctx)
+}
+
+// glideLocked moves the pointer from from to to in small steps, as a hand
+// drags; ctx ends it where the pointer is, with ctx's error.
+func (in *vinput) glideLocked(ctx context.Context, from, to actions.Point) error {
+	dx, dy := to.X-from.X, to.Y-from.Y
+	steps := min(max(max(abs(dx), abs(dy))/vDragPixels, vMinDragStep), vMaxDragStep)
+	for i := 1; i <= steps; i++ {
+		if err := sleepCtx(ctx, vDragDelay); err != nil {
+			return err
+		}
+		if err := in.moveLocked(actions.Point{X: from.X + dx*i/steps, Y: from.Y + dy*i/steps}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Scroll moves to p and turns the wheel amount notches (1 to 100).
