@@ -34,7 +34,9 @@ const longRunSteps = 120
 // "screen=changing" adds a terminal that prints a line every 50 ms and a
 // model that takes 120 ms to answer, so every step's screenshot is new. The prefix share is reported over steps 10 to
 // 120 as its median, mean and 10th percentile: a request that repeats little
-// of the one before shows in the mean and p10, never in the median.
+// of the one before shows in the mean and p10, never in the median. The
+// median screenshot and the median rest of a request, in KB, give the share's
+// ceiling when every screenshot is new (see requestBytes).
 //
 //	go test -run '^$' -bench LongRun -benchtime 1x ./internal/cli/
 func BenchmarkLongRun(b *testing.B) {
@@ -137,6 +139,9 @@ func longRun(b *testing.B, d *xdisplay.Display, chunk string, pace time.Duration
 	b.ReportMetric(mean(late), "prefix-share-mean")
 	b.ReportMetric(quantile(late, 0.1), "prefix-share-p10")
 	b.ReportMetric(median(uncached), "uncached-tokens/step")
+	shotKB, textKB := requestBytes(reqs[min(9, len(reqs)):])
+	b.ReportMetric(shotKB, "KB-screenshot")
+	b.ReportMetric(textKB, "KB-text/request")
 	size := dirSize(dirs[0])
 	b.ReportMetric(float64(size)/1024/float64(len(tr.Steps)), "KB-trace/step")
 }
@@ -212,6 +217,29 @@ func prefixShares(reqs []llmtest.Request) (shares, uncached []float64) {
 		uncached = append(uncached, total-cached)
 	}
 	return shares, uncached
+}
+
+// requestBytes is the median size of a screenshot in the requests' bodies
+// (its data URL) and the median of a request's other bytes, KB. They bound
+// the prefix share on a screen that changes at every step: a screenshot
+// enters every step, so one must leave every step on average, and the
+// request that drops it repeats none of its bytes; with at most B images a
+// request, no schedule's mean share exceeds about 1 - shot/(B*shot + text).
+func requestBytes(reqs []llmtest.Request) (shotKB, textKB float64) {
+	var shots, texts []float64
+	for _, r := range reqs {
+		img := 0
+		for _, m := range r.Messages {
+			for _, p := range m.Parts {
+				if p.Type == "image_url" {
+					img += len(p.ImageURL)
+					shots = append(shots, float64(len(p.ImageURL))/1024)
+				}
+			}
+		}
+		texts = append(texts, float64(len(r.Body)-img)/1024)
+	}
+	return median(shots), median(texts)
 }
 
 func commonPrefix(a, b []byte) int {
