@@ -132,6 +132,13 @@ func samePicture(a, b llm.Part) bool {
 // turns, so a provider's prefix cache (OpenAI, Anthropic, vLLM) serves all but
 // the new tail. A screenshot that left is gone from the history too (it never
 // comes back), so a long run holds no more than keep+chunk-1 of them.
+//
+// On a screen that changes at every step no schedule that keeps the newest
+// keep screenshots does better at that bound: a request that drops some loses
+// the bytes from the first one dropped to its end, keep-1 screenshots of the
+// request before included, and drops at most chunk. Keeping older "anchor"
+// screenshots instead makes every request lose two (docs/benchmarks.md, "the
+// ceiling, and the schedules tried").
 func (c *conversation) request() []llm.Message {
 	c.msgs = pruneImages(c.msgs, c.kept(), c.layout.DropOldImages)
 	return slices.Clone(c.msgs)
