@@ -34,6 +34,9 @@ DEB_PKGS  += sway grim wtype foot wl-clipboard wayland-utils \
              libpipewire-0.3-dev libspa-0.2-dev \
              xdg-desktop-portal xdg-desktop-portal-gnome \
              libwayland-dev wayland-protocols librust-wayland-protocols-dev plasma-wayland-protocols
+# pdftotext, the reference TestPDFWideCorpus measures the PDF reader against
+# (it skips without it).
+DEB_PKGS  += poppler-utils
 # What `deskpilot eval` needs at run time besides the libraries the binary links
 # (deploy/k8s/Dockerfile's runtime stage: no compiler, no -dev package): the
 # private displays, the apps the suites drive, OCR's data and AT-SPI.

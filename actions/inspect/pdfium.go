@@ -7,7 +7,6 @@ import (
 	"image"
 	"image/draw"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -416,75 +415,6 @@ func wordSegments(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, n int) ([]box
 	}
 	return segments(chars), true
 }
-
-// glyphSegments asks PDFium for the box of each character of a page's text
-// and decides word breaks on a line from the glyphs' spacing alone: a gap
-// between two glyphs wider than wordGap of the text height is a break, and so
-// is a space glyph the next glyph starts after; a space PDFium reports inside
-// the next glyph's box is not (it turns kerning in a TJ array into spaces,
-// which splits words, and misses words set apart by positioning alone, which
-// glues them). The runs are then grouped as segments does; ok is false when a
-// box cannot be read.
-func glyphSegments(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, runes []rune) ([]box, bool) {
-	looseBox := func(i int) (responses.CharPosition, bool) {
-		// The loose box spans the font's ascent to descent: every glyph of
-		// a line gets the same height, which keeps line and paragraph gaps
-		// apart, and its width is the glyph's advance, so the gap to the
-		// next glyph is the spacing the file set.
-		cb, err := inst.FPDFText_GetLooseCharBox(&requests.FPDFText_GetLooseCharBox{TextPage: tp, Index: i})
-		if err != nil {
-			return responses.CharPosition{}, false
-		}
-		rc := cb.Rect
-		l, r, t, b := float64(rc.Left), float64(rc.Right), float64(rc.Top), float64(rc.Bottom)
-		return responses.CharPosition{Left: min(l, r), Right: max(l, r), Top: max(t, b), Bottom: min(t, b)}, true
-	}
-	var chars []*responses.GetPageTextStructuredChar
-	var prev *responses.CharPosition
-	space := false          // a space since the last glyph
-	spaceMid := math.Inf(1) // the middle of the widest space glyph since
-	for i, r := range runes {
-		switch {
-		case r == '\r' || r == '\n':
-			chars = append(chars, &responses.GetPageTextStructuredChar{Text: "\n"})
-			prev, space, spaceMid = nil, false, math.Inf(1)
-			continue
-		case isBreak(r):
-			space = true
-			if sp, ok := looseBox(i); ok && sp.Right > sp.Left {
-				spaceMid = min(spaceMid, (sp.Left+sp.Right)/2)
-			}
-			continue
-		}
-		pos, ok := looseBox(i)
-		if !ok {
-			return nil, false
-		}
-		if prev != nil {
-			h := max(min(pos.Top-pos.Bottom, prev.Top-prev.Bottom), 1)
-			gap := pos.Left - prev.Right
-			sameLine := min(pos.Top, prev.Top)-max(pos.Bottom, prev.Bottom) > 0.3*h && gap > -h
-			// A space glyph the next one starts after is set as a space;
-			// one the next glyph starts inside is kerning PDFium took for
-			// a space.
-			if (sameLine && (gap > wordGap*h || pos.Left >= spaceMid)) || (!sameLine && space) {
-				chars = append(chars, &responses.GetPageTextStructuredChar{Text: " "})
-			}
-		}
-		space, spaceMid = false, math.Inf(1)
-		if r == 0xFFFE {
-			r = 2 // PDFium's mark for a hyphen at a line end, as per character
-		}
-		chars = append(chars, &responses.GetPageTextStructuredChar{Text: string(r), PointPosition: pos})
-		prev = &chars[len(chars)-1].PointPosition
-	}
-	return segments(chars), true
-}
-
-// wordGap is the least gap between two glyphs, as a share of the text
-// height, that separates words (a space is about a quarter of it, kerning
-// well under a tenth).
-const wordGap = 0.1
 
 // isBreak reports the characters that separate words in PDFium's text.
 func isBreak(r rune) bool {
