@@ -117,9 +117,10 @@ func sameLine(a, b responses.CharPosition) bool {
 }
 
 // wordGap is the least gap between two glyphs, as a share of the text
-// height, that separates words (a space is about a quarter of it, kerning
-// well under a tenth).
-const wordGap = 0.1
+// height, that separates words: a space is about a quarter of it, kerning
+// under a twentieth, the letter spacing of a listing's keywords 0.085 to
+// 0.13 (docs/benchmarks-documents.md: a tenth read those as "fu n c").
+const wordGap = 0.07
 
 // monoGap is the least gap, as a share of the pitch, that separates words
 // between glyphs at an even pitch. Letter spacing is under a fifth of the

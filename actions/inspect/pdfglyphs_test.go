@@ -59,7 +59,7 @@ func TestGlyphWords(t *testing.T) {
 		{"monospaced, letter-spaced, words set apart by a pitch", setLine("var_omitNewline_=_flag.Bool", 6.4, 1.2, 7.6, nil), "var omitNewline = flag.Bool"},
 		{"monospaced, letter-spaced, space glyphs between words", setLine("omitNewline IntSequence", 6.4, 1.2, 7.6, nil), "omitNewline IntSequence"},
 		{"monospaced, set tight", setLine("fmt.Printf(x)", 6, 0, 6, nil), "fmt.Printf(x)"},
-		{"proportional, letter-spaced: every gap past a tenth of the height", setLine("formal", 5, 1.2, 0, prop), "f o r m a l"},
+		{"proportional, letter-spaced: every gap past wordGap of the height", setLine("formal", 5, 1.2, 0, prop), "f o r m a l"},
 		{"proportional, kerned, spaces by position alone", setLine("form_a_line", 5, 0.3, 3, prop), "form a line"},
 		{"proportional, two pairs at one pitch by chance, a space between", setLine("nn_o", 5, 0.3, 2.5, map[rune]float64{'n': 5.5, 'o': 5.5}), "nn o"},
 		{"space glyph inside the next glyph is kerning", []glyph{
