@@ -67,11 +67,11 @@ type glyph struct {
 // alone, rather than from PDFium's spaces, which turn kerning in a TJ array
 // into spaces (splitting words) and miss words set apart by positioning alone
 // (gluing them). On one line, a break is:
-//   - a gap wider than wordGap of the text height, except between glyphs set
-//     at an even pitch (the same distance from one glyph's left edge to the
-//     next as on a side of the pair), where it must also pass monoGap of the
-//     pitch: letter-spaced code and keywords (beamer listings) are set that
-//     way, their letters a fifth of the text height apart, and read as words;
+//   - a gap wider than wordGap of the text height, except between glyphs of
+//     one width set at an even pitch (the same distance from one glyph's left
+//     edge to the next as in a neighbouring pair of that width), where it must
+//     also pass monoGap of the pitch: letter-spaced monospaced code (beamer
+//     listings, letters 0.12 of the text height apart) reads as words;
 //   - a space glyph the next glyph starts after; a space inside the next
 //     glyph's box is kerning PDFium took for a space.
 //
