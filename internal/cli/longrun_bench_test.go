@@ -36,7 +36,10 @@ const longRunSteps = 120
 // 120 as its median, mean and 10th percentile: a request that repeats little
 // of the one before shows in the mean and p10, never in the median. The
 // median screenshot and the median rest of a request, in KB, give the share's
-// ceiling when every screenshot is new (see requestBytes).
+// ceiling when every screenshot is new (see requestBytes). "tok-share-*" is
+// the same share in the tokens a provider bills, which is what its prompt
+// cache saves: images by OpenAI's tile rule for the size sent ("-claude": by
+// Anthropic's w*h/750), text estimated at 4 bytes a token (tokenweight_test.go).
 //
 //	go test -run '^$' -bench LongRun -benchtime 1x ./internal/cli/
 func BenchmarkLongRun(b *testing.B) {
@@ -138,6 +141,17 @@ func longRun(b *testing.B, d *xdisplay.Display, chunk string, pace time.Duration
 	b.ReportMetric(median(late), "prefix-share-median")
 	b.ReportMetric(mean(late), "prefix-share-mean")
 	b.ReportMetric(quantile(late, 0.1), "prefix-share-p10")
+	// The same share in the tokens a provider bills (images by OpenAI's
+	// tile rule and by Anthropic's w*h/750, text at 4 bytes a token).
+	tok := tokenShares(reqs, openAIImageTokens)
+	tok = tok[min(8, len(tok)):]
+	b.ReportMetric(median(tok), "tok-share-median")
+	b.ReportMetric(mean(tok), "tok-share-mean")
+	b.ReportMetric(quantile(tok, 0.1), "tok-share-p10")
+	claude := tokenShares(reqs, anthropicImageTokens)
+	claude = claude[min(8, len(claude)):]
+	b.ReportMetric(mean(claude), "tok-share-mean-claude")
+	b.ReportMetric(quantile(claude, 0.1), "tok-share-p10-claude")
 	b.ReportMetric(median(uncached), "uncached-tokens/step")
 	shotKB, textKB := requestBytes(reqs[min(9, len(reqs)):])
 	b.ReportMetric(shotKB, "KB-screenshot")
@@ -213,7 +227,8 @@ func prefixShares(reqs []llmtest.Request) (shares, uncached []float64) {
 		prev, cur := reqs[i-1], reqs[i]
 		n := commonPrefix(prev.Body, cur.Body)
 		shares = append(shares, float64(n)/float64(len(prev.Body)))
-		total, cached := tokens(cur.Messages), sharedTokens(prev.Messages, cur.Messages)
+		total := tokensBy(cur.Messages, anthropicImageTokens)
+		cached := sharedTokensBy(prev.Messages, cur.Messages, anthropicImageTokens)
 		uncached = append(uncached, total-cached)
 	}
 	return shares, uncached
@@ -240,61 +255,6 @@ func requestBytes(reqs []llmtest.Request) (shotKB, textKB float64) {
 		texts = append(texts, float64(len(r.Body)-img)/1024)
 	}
 	return median(shots), median(texts)
-}
-
-func commonPrefix(a, b []byte) int {
-	n := min(len(a), len(b))
-	for i := range n {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	return n
-}
-
-// partTokens estimates a part's input tokens as providers bill them: text at
-// about four bytes a token, an image by its area (w*h/750).
-func partTokens(p llmtest.Part) float64 {
-	if p.Type == "image_url" {
-		return float64(p.Size.X*p.Size.Y) / 750
-	}
-	return float64(len(p.Text)) / 4
-}
-
-func tokens(msgs []llmtest.Message) float64 {
-	var t float64
-	for _, m := range msgs {
-		for _, p := range m.Parts {
-			t += partTokens(p)
-		}
-	}
-	return t
-}
-
-// sharedTokens is the tokens of the parts cur repeats from prev, in order
-// from the start, up to the first difference.
-func sharedTokens(prev, cur []llmtest.Message) float64 {
-	var t float64
-	for i := range min(len(prev), len(cur)) {
-		a, b := prev[i], cur[i]
-		if a.Role != b.Role {
-			return t
-		}
-		for j := range min(len(a.Parts), len(b.Parts)) {
-			pa, pb := a.Parts[j], b.Parts[j]
-			if pa.Type != pb.Type || pa.Text != pb.Text || pa.ImageURL != pb.ImageURL {
-				if pa.Type == "text" && pb.Type == "text" {
-					t += float64(commonPrefix([]byte(pa.Text), []byte(pb.Text))) / 4
-				}
-				return t
-			}
-			t += partTokens(pa)
-		}
-		if len(a.Parts) != len(b.Parts) {
-			return t
-		}
-	}
-	return t
 }
 
 func mean(v []float64) float64 {
