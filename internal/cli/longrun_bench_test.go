@@ -5,6 +5,7 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"image"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -156,6 +157,11 @@ func longRun(b *testing.B, d *xdisplay.Display, chunk string, pace time.Duration
 	shotKB, textKB := requestBytes(reqs[min(9, len(reqs)):])
 	b.ReportMetric(shotKB, "KB-screenshot")
 	b.ReportMetric(textKB, "KB-text/request")
+	var textTok []float64
+	for _, r := range reqs[min(9, len(reqs)):] {
+		textTok = append(textTok, tokensBy(r.Messages, func(image.Point) float64 { return 0 }))
+	}
+	b.ReportMetric(median(textTok), "tok-text/request")
 	size := dirSize(dirs[0])
 	b.ReportMetric(float64(size)/1024/float64(len(tr.Steps)), "KB-trace/step")
 }
