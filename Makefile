@@ -12,7 +12,8 @@ DEB_PKGS  := gcc pkg-config xvfb openbox xdotool x11-utils x11-xserver-utils xte
              python3 python3-tk imagemagick scrot python3-pil bc fonts-dejavu-core \
              fonts-noto-cjk xdg-utils at-spi2-core dbus-daemon dbus-x11 zenity python3-pyatspi \
              mousepad tesseract-ocr libtesseract-dev tesseract-ocr-eng gcc-mingw-w64-x86-64 \
-             bubblewrap wmctrl
+             bubblewrap wmctrl xfonts-base
+# (xfonts-base: xterm's default bitmap font; without it xterm draws no text.)
 # The apps eval/checks' tests drive to read and make the files OSWorld's
 # getters and metrics read, and that OSWorld's tasks launch: Chromium
 # (DevTools tabs, its profile; socat forwards the DevTools port as the tasks

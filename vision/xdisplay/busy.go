@@ -17,8 +17,10 @@ var busyTerminals = [...]string{"100x40+0+0", "100x40+700+0", "120x30+200+500"}
 // full of text (a listing of /usr/bin and /etc/services), laid out for a
 // 1920x1080 display. It returns the apps once their windows are shown; their
 // text may still be drawing, so wait for a still screen before measuring.
-// Stop the apps when done (on an error, those started are stopped).
+// ctx bounds the wait; the apps outlive it (StartApp would kill them with
+// it), so stop them when done (on an error, those started are stopped).
 func (d *Display) StartBusy(ctx context.Context) ([]*App, error) {
+	life := context.WithoutCancel(ctx)
 	var apps []*App
 	stop := func() {
 		for _, a := range apps {
@@ -26,7 +28,7 @@ func (d *Display) StartBusy(ctx context.Context) ([]*App, error) {
 		}
 	}
 	for _, geom := range busyTerminals {
-		a, err := d.StartApp(ctx, "xterm", "-geometry", geom, "-e", "sh", "-c",
+		a, err := d.StartApp(life, "xterm", "-geometry", geom, "-e", "sh", "-c",
 			"ls -la /usr/bin | head -300; cat /etc/services; sleep 100000")
 		if err != nil {
 			stop()
