@@ -133,16 +133,16 @@ type Finished struct {
 	Answer  string // the final answer; "" when final_answer was not called (max steps included)
 	// Summary is, after max steps, the model's closing summary of what it found (asked
 	// for without tools). It is not an answer: the task did not end with one.
-	Summary  string
-	Error    string // why it failed, when Outcome is Failed
-	Steps    int
-	Usage    Usage // whole run
+	Summary string
+	Error   string // why it failed, when Outcome is Failed
+	Steps   int
+	Usage   Usage // whole run
 	// ModelCalls counts the calls to the run's model (planning and the
 	// closing summary included, the grounder's aside): in a replay, those of
 	// the model's takeovers; 0 when every checkpoint held.
 	ModelCalls int
 	Elapsed    time.Duration
-	TraceDir string
+	TraceDir   string
 }
 
 func (RunStarted) isEvent()   {}

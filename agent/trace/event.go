@@ -117,13 +117,13 @@ type Event struct {
 
 	// run_end fields.
 
-	Outcome   string `json:"outcome,omitempty"`    // one of the Outcome* constants
-	Steps     int    `json:"steps,omitempty"`      // number of steps run
+	Outcome string `json:"outcome,omitempty"` // one of the Outcome* constants
+	Steps   int    `json:"steps,omitempty"`   // number of steps run
 	// ModelCalls counts the run's calls to its model (run_end); absent
 	// when 0, and in traces written before it was recorded (count the
 	// model_output events then).
-	ModelCalls int `json:"model_calls,omitempty"`
-	ElapsedMS int64  `json:"elapsed_ms,omitempty"` // wall time of the whole run, ms
+	ModelCalls int   `json:"model_calls,omitempty"`
+	ElapsedMS  int64 `json:"elapsed_ms,omitempty"` // wall time of the whole run, ms
 }
 
 // Usage counts tokens of one model call or of a whole run.
