@@ -77,7 +77,7 @@ func TestPlayModel(t *testing.T) {
 		var body string
 		srv := llmtest.New(t, llmtest.Reply{Func: func(req llmtest.Request) string {
 			body = string(req.Body)
-			return "Thought: the dialog moved.\n```python\nclick(" + dialogButton(t, d, req) + ")\n```"
+			return "Thought: the dialog moved.\n```python\nclick(" + dialogButton(t, d, req) + ")\nwait(1)\n```"
 		}})
 		out, code := play(srv, "--update")
 		if code != 0 {
@@ -197,7 +197,10 @@ func recordDialogFill(t *testing.T, traces string, d *xdisplay.Display) string {
 	think := func() { time.Sleep(600 * time.Millisecond) } // see TestFillFormEndToEnd
 	srv := llmtest.New(t,
 		llmtest.Reply{Func: func(req llmtest.Request) string {
-			return "Thought: dismiss the dialog.\n```python\nclick(" + dialogButton(t, d, req) + ")\n```"
+			// The focus goes back to the form a moment after the dialog
+			// closes (its entry draws a ring): wait for it, so the
+			// frame after the step is the settled screen.
+			return "Thought: dismiss the dialog.\n```python\nclick(" + dialogButton(t, d, req) + ")\nwait(1)\n```"
 		}},
 		llmtest.Reply{Func: func(req llmtest.Request) string {
 			think()
