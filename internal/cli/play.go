@@ -33,8 +33,15 @@ trace it came from; each checkpoint(N) compares the screen with the frame record
 step N saw and stops before acting when it differs (--force goes on, --adapt clicks
 targets found elsewhere where they are now). The code between two checkpoints runs
 as one step: the screen settles after it, as after a step of a run.
-Exit codes: 0 done, 1 the script failed, 2 usage, 3 a step hit the time or
-step limit, 4 the screen does not look as recorded, 130 interrupted.`,
+With --model no model is asked while every checkpoint holds; where one diverges the
+model takes over in the run's dialect (the model, --base-url and --dialect as for
+run; --model alone uses the configured model, --model=NAME names it), and play goes
+on from the next checkpoint that looks as recorded again. --model-steps bounds its
+steps per divergence; --update writes its steps into the script in place of the code
+they replaced (the original is kept as SCRIPT.bak). The summary line counts the model
+calls. Exit codes: 0 done, 1 the script failed, 2 usage, 3 a step hit the time or
+step limit (or the model its --model-steps), 4 the screen does not look as recorded,
+130 interrupted (also by deskpilot stop).`,
 		Args: takeoverArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := f.check(cmd); err != nil {

@@ -28,9 +28,12 @@ when it was recorded, and the neighbourhood of each point its clicks aimed at; w
 they differ, replay stops before acting. --adapt clicks a target found elsewhere on
 the screen where it is now. Actions the safety policy marks (launch, open_url,
 closing key combos) are asked about as in a run; --yes approves them and runs every
-step without asking. The replay is recorded as a new trace.
+step without asking. The replay is recorded as a new trace. With --model the model
+takes over where a step diverges, as play --model does (see deskpilot play --help),
+and the replay goes on from the next recorded step that looks as recorded again.
 Exit codes: 0 done, 1 failed (a step failed that did not when recorded), 2 usage,
-4 the screen does not look as recorded, 130 interrupted.`,
+3 the model used its --model-steps, 4 the screen does not look as recorded,
+130 interrupted (also by deskpilot stop).`,
 		Args: takeoverArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := f.check(cmd); err != nil {
