@@ -123,6 +123,24 @@ func TestPlayModel(t *testing.T) {
 		wantSaved(t, form, dialog, out)
 	})
 
+	t.Run("replay --model: the same takeover without a script", func(t *testing.T) {
+		form, dialog := dialogScene(t, d, dialogMoved)
+		srv := llmtest.New(t, llmtest.Reply{Func: func(req llmtest.Request) string {
+			return "Thought: the dialog moved.\n```python\nclick(" + dialogButton(t, d, req) + ")\nwait(1)\n```"
+		}})
+		out, code := cli(t, "", "replay", rec, "--model=m", "--base-url", srv.URL, "--yes", "--trace-dir", traces)
+		if code != 0 {
+			t.Fatalf("exit %d:\n%s", code, out)
+		}
+		if n := len(srv.Requests()); n != 1 {
+			t.Errorf("the model was asked %d times, want once", n)
+		}
+		wantSaved(t, form, dialog, out)
+		if got := sources(t, traces); got != "script model script script script" {
+			t.Errorf("step sources %q", got)
+		}
+	})
+
 	if err := os.WriteFile(star, original, 0o600); err != nil {
 		t.Fatal(err)
 	}
