@@ -119,6 +119,7 @@ func (c *Console) TakeOver(ctx context.Context, t Takeover, h Hooks) (res Takeov
 	restore := func() {
 		p.session.setControl(paused, resumed)
 		p.a.current.Store(p)
+		p.disp.flush() // the model's steps are in the trace and the hooks have seen them, as after a block
 	}
 	sub, steps, err := c.takeoverRun(ctx, max)
 	if err != nil {
