@@ -159,7 +159,11 @@ func (c *Console) run(ctx context.Context, code string, h Hooks, check int) (Blo
 	r.step++
 	r.curStep.Store(int32(r.step))
 	start := r.a.now()
-	r.disp.emit(StepStarted{Step: r.step, Time: start})
+	st := StepStarted{Step: r.step, Time: start}
+	if r.replay != nil {
+		st.Source = SourceScript
+	}
+	r.disp.emit(st)
 	r.disp.emit(CodeParsed{Step: r.step, Code: code})
 	if r.replay != nil {
 		r.replay.reset()

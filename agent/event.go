@@ -45,7 +45,18 @@ type RunStarted struct {
 type StepStarted struct {
 	Step, Max int
 	Time      time.Time
+	// Source says where a replay's step comes from: SourceScript (the
+	// recorded code) or SourceModel (the model took over where the screen
+	// did not look as recorded); "" in runs and consoles.
+	Source string
 }
+
+// The sources of a replay's steps (StepStarted.Source, the trace's
+// step_start source).
+const (
+	SourceScript = "script"
+	SourceModel  = "model"
+)
 
 // TextDelta is a piece of the model's reply as it streams in. Reset means the
 // text streamed so far for this step is void (a cut stream is being retried from
@@ -122,12 +133,16 @@ type Finished struct {
 	Answer  string // the final answer; "" when final_answer was not called (max steps included)
 	// Summary is, after max steps, the model's closing summary of what it found (asked
 	// for without tools). It is not an answer: the task did not end with one.
-	Summary  string
-	Error    string // why it failed, when Outcome is Failed
-	Steps    int
-	Usage    Usage // whole run
-	Elapsed  time.Duration
-	TraceDir string
+	Summary string
+	Error   string // why it failed, when Outcome is Failed
+	Steps   int
+	Usage   Usage // whole run
+	// ModelCalls counts the calls to the run's model (planning and the
+	// closing summary included, the grounder's aside): in a replay, those of
+	// the model's takeovers; 0 when every checkpoint held.
+	ModelCalls int
+	Elapsed    time.Duration
+	TraceDir   string
 }
 
 func (RunStarted) isEvent()   {}

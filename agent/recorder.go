@@ -74,7 +74,7 @@ func (rc *recorder) write(e trace.Event) {
 func (rc *recorder) record(e Event) {
 	switch e := e.(type) {
 	case StepStarted:
-		rc.write(trace.Event{Type: trace.TypeStepStart, T: e.Time, Step: e.Step})
+		rc.write(trace.Event{Type: trace.TypeStepStart, T: e.Time, Step: e.Step, Source: e.Source})
 	case ModelReplied:
 		rc.write(trace.Event{Type: trace.TypeModelOutput, Step: e.Step, Text: e.Text,
 			Usage: &trace.Usage{In: e.Usage.Input, Out: e.Usage.Output}, DurationMS: e.Duration.Milliseconds()})
@@ -94,7 +94,7 @@ func (rc *recorder) record(e Event) {
 			rc.write(trace.Event{Type: trace.TypeFinalAnswer, Step: e.Steps, Answer: e.Answer})
 		}
 		rc.write(trace.Event{Type: trace.TypeRunEnd, Step: e.Steps, Outcome: string(e.Outcome), Answer: e.Answer,
-			Error: e.Error, Steps: e.Steps, Usage: &trace.Usage{In: e.Usage.Input, Out: e.Usage.Output},
+			Error: e.Error, Steps: e.Steps, Usage: &trace.Usage{In: e.Usage.Input, Out: e.Usage.Output}, ModelCalls: e.ModelCalls,
 			ElapsedMS: e.Elapsed.Milliseconds()})
 	}
 }

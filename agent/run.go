@@ -57,6 +57,10 @@ type runState struct {
 	started  time.Time
 	lastCode string
 	cut      string // why the newest reply was cut short (llm.Response.Cut), or ""
+	calls    int    // model calls made (Finished.ModelCalls)
+	// source is StepStarted.Source of the run's model steps: SourceModel
+	// in a replay's takeover (agent/takeover.go), "" in runs.
+	source string
 
 	// Secrets (agent/secrets.go): the filter of every text that leaves, the
 	// reply's stream through it, the fields to mask, the display as the run
@@ -78,6 +82,12 @@ func (a *Agent) newRun(ctx context.Context, task string, h Hooks, s *Session, rp
 
 // newRunWith sets up a run with the given config instead of a.Config.
 func (a *Agent) newRunWith(ctx context.Context, c Config, task string, h Hooks, s *Session, rp *replayer, f *followUp) (*runState, error) {
+	return a.buildRun(ctx, c, task, h, s, rp, f, true)
+}
+
+// buildRun is newRunWith; without record the run opens no trace (a
+// takeover's steps go to its replay's, agent/takeover.go).
+func (a *Agent) buildRun(ctx context.Context, c Config, task string, h Hooks, s *Session, rp *replayer, f *followUp, record bool) (*runState, error) {
 	if strings.TrimSpace(task) == "" {
 		return nil, errors.New("the task is empty")
 	}
@@ -115,8 +125,10 @@ func (a *Agent) newRunWith(ctx context.Context, c Config, task string, h Hooks, 
 	if rp != nil {
 		r.checker = &replayCheck{a: a, replay: rp, exec: r.exec, ownIgnore: r.ownIgnore, screen: r.screen}
 	}
-	if err := r.openRecorder(); err != nil {
-		return nil, err
+	if record {
+		if err := r.openRecorder(); err != nil {
+			return nil, err
+		}
 	}
 	r.disp = newDispatcher(r.deliver)
 	a.current.Store(r)
@@ -265,7 +277,7 @@ func (r *runState) loop(ctx context.Context) Finished {
 func (r *runState) doStep(ctx context.Context) (Finished, error) {
 	start := r.a.now()
 	r.curStep.Store(int32(r.step))
-	r.disp.emit(StepStarted{Step: r.step, Max: r.cfg.MaxSteps, Time: start})
+	r.disp.emit(StepStarted{Step: r.step, Max: r.cfg.MaxSteps, Time: start, Source: r.source})
 	if err := r.maybePlan(ctx); err != nil {
 		return Finished{}, err
 	}
@@ -369,7 +381,7 @@ func (r *runState) finished(o Outcome, answer, errText string) Finished {
 	}
 	return Finished{
 		Outcome: o, Answer: r.redact(answer), Error: r.redact(errText), Steps: steps, Usage: r.usage.add(r.locator.grounded.load()),
-		Elapsed: r.a.now().Sub(r.started), TraceDir: r.traceDir(),
+		ModelCalls: r.calls, Elapsed: r.a.now().Sub(r.started), TraceDir: r.traceDir(),
 	}
 }
 

@@ -137,6 +137,7 @@ func (r *runState) completeResponse(ctx context.Context, msgs []llm.Message, ste
 			r.disp.emit(TextDelta{Step: n, Reset: true})
 		}
 	}
+	r.calls++
 	resp, err := r.a.Model.Complete(ctx, req, func(d string) {
 		r.disp.emit(TextDelta{Step: n, Text: d})
 	})

@@ -28,6 +28,12 @@ const (
 	TypeRunEnd      Type = "run_end"      // last line: outcome and totals
 )
 
+// The sources of a step (Event.Source, Step.Source).
+const (
+	SourceScript = "script" // the recorded code, replayed
+	SourceModel  = "model"  // the model's, where the screen did not look as recorded
+)
+
 // The outcomes a run_end event carries (the same words as agent.Outcome).
 const (
 	OutcomeAnswered  = "answered"  // final_answer was called
@@ -97,6 +103,12 @@ type Event struct {
 	Attachments []string `json:"attachments,omitempty"` // extra images (zoom, screenshot), relative paths
 	SettleMS    int64    `json:"settle_ms,omitempty"`   // time spent waiting for the screen to settle, ms
 
+	// Source says where a step of a replay or a played script came from
+	// (step_start): SourceScript (the recorded code) or SourceModel (the
+	// model took over where the screen did not look as recorded). Absent
+	// in runs, and in traces written before replays marked their steps.
+	Source string `json:"source,omitempty"`
+
 	// Reason says why the agent paused or resumed (paused, resumed).
 	Reason string `json:"reason,omitempty"`
 
@@ -105,9 +117,13 @@ type Event struct {
 
 	// run_end fields.
 
-	Outcome   string `json:"outcome,omitempty"`    // one of the Outcome* constants
-	Steps     int    `json:"steps,omitempty"`      // number of steps run
-	ElapsedMS int64  `json:"elapsed_ms,omitempty"` // wall time of the whole run, ms
+	Outcome string `json:"outcome,omitempty"` // one of the Outcome* constants
+	Steps   int    `json:"steps,omitempty"`   // number of steps run
+	// ModelCalls counts the run's calls to its model (run_end); absent
+	// when 0, and in traces written before it was recorded (count the
+	// model_output events then).
+	ModelCalls int   `json:"model_calls,omitempty"`
+	ElapsedMS  int64 `json:"elapsed_ms,omitempty"` // wall time of the whole run, ms
 }
 
 // Usage counts tokens of one model call or of a whole run.

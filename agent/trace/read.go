@@ -40,6 +40,9 @@ type Trace struct {
 // the observation that followed.
 type Step struct {
 	Number int
+	// Source is where a replay's step came from: SourceScript or
+	// SourceModel (its step_start's source); "" in runs and older traces.
+	Source string
 	// Events are all the step's events in file order, unknown types included.
 	Events []Event
 	// Reply is the model's whole reply (the last model_output of the step).
@@ -207,6 +210,8 @@ func (s *Step) derive() {
 			s.Finish = e.T
 		}
 		switch e.Type {
+		case TypeStepStart:
+			s.Source = e.Source
 		case TypeModelOutput:
 			s.Reply = e.Text
 			if e.Usage != nil {

@@ -55,7 +55,7 @@ func (d *redactor) event(e Event) Event {
 	e.Continues, e.ContinuesSig = s(e.Continues), s(e.ContinuesSig)
 	e.AppVersion, e.HostOS = s(e.AppVersion), s(e.HostOS)
 	e.Text, e.Error, e.Code = s(e.Text), s(e.Error), s(e.Code)
-	e.Frame, e.ModelFrame, e.Reason = s(e.Frame), s(e.ModelFrame), s(e.Reason)
+	e.Frame, e.ModelFrame, e.Reason, e.Source = s(e.Frame), s(e.ModelFrame), s(e.Reason), s(e.Source)
 	e.Answer, e.Outcome = s(e.Answer), s(e.Outcome)
 	if e.Attachments != nil {
 		att := make([]string, len(e.Attachments))

@@ -74,6 +74,7 @@ type reportView struct {
 // cardView is one step card.
 type cardView struct {
 	Number             int
+	Source             string // "from the script", "from the model" (a replay's steps), or ""
 	Class              string // "", "err" or "done"
 	Offset             string // time since the run started
 	Frame              *frameView
@@ -184,7 +185,13 @@ func (b *reportBuilder) card(s Step) cardView {
 	c := cardView{
 		Number: s.Number, Thought: s.Thought, Code: s.Code, Answer: s.Answer,
 		Offset:  "+" + formatDuration(s.Begin.Sub(b.t.Start.T)),
-		NoReply: s.Reply == "" && s.Number > 0, NoObserve: s.Observation == nil && s.Number > 0,
+		NoReply: s.Reply == "" && s.Number > 0 && s.Source != SourceScript, NoObserve: s.Observation == nil && s.Number > 0,
+	}
+	switch s.Source {
+	case SourceScript:
+		c.Source = "from the script"
+	case SourceModel:
+		c.Source = "from the model"
 	}
 	if c.Thought == "" && c.Code == "" {
 		c.Thought = s.Reply

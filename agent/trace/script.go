@@ -96,30 +96,13 @@ func writeStep(bw *bufio.Writer, s Step) {
 			comment(bw, "", line)
 		}
 	}
-	// Starlark reads "\r\n" and "\r" as "\n", in string literals too: the
-	// same code with plain newlines, whose lines a player can count.
-	code := strings.TrimRight(NormalizeNewlines(s.Code), " \t\n")
-	var why string
-	if strings.ContainsRune(code, 0) {
-		// The scanner takes NUL for the end of the file: the rest would vanish.
-		why = "this code holds a NUL character, which Starlark reads as the end of the file"
-	} else if _, err := ScriptFileOptions().Parse("step", code+"\n", 0); err != nil {
-		why = "this code did not compile: " + err.Error()
-	} else if o := s.Observation; o != nil && o.Error != "" {
-		why = "when recorded, this code stopped with: " + o.Error
-	} else if vc, ok := visibleCode(code); ok {
-		code = vc
-	} else {
-		why = "this code holds characters a terminal or an editor would not show as themselves (escape sequences, bidirectional controls) outside its strings"
+	stopped := ""
+	if o := s.Observation; o != nil {
+		stopped = o.Error
 	}
+	code, why := ScriptCode(s.Code, stopped)
 	if why != "" {
-		for _, line := range strings.Split(why, "\n") {
-			comment(bw, "", line)
-		}
-		comment(bw, "", "Its code is kept below as comments; restore what should run.")
-		for _, line := range strings.Split(code, "\n") {
-			comment(bw, "    ", line)
-		}
+		WriteCommentedCode(bw, why, code)
 		return
 	}
 	if s.Frame != "" {
@@ -127,6 +110,42 @@ func writeStep(bw *bufio.Writer, s Step) {
 	}
 	bw.WriteString(code)
 	bw.WriteByte('\n')
+}
+
+// ScriptCode is code as a script holds it: newlines as Starlark reads them
+// (it reads "\r\n" and "\r" as "\n", in string literals too), trailing
+// space cut, characters a terminal would not show escaped inside its
+// strings. why says why it must be written commented out instead (see
+// WriteCommentedCode): it holds a NUL, does not compile, stopped with the
+// error stopped when it ran, or holds such characters outside its strings.
+func ScriptCode(code, stopped string) (_ string, why string) {
+	code = strings.TrimRight(NormalizeNewlines(code), " \t\n")
+	if strings.ContainsRune(code, 0) {
+		// The scanner takes NUL for the end of the file: the rest would vanish.
+		return code, "this code holds a NUL character, which Starlark reads as the end of the file"
+	}
+	if _, err := ScriptFileOptions().Parse("step", code+"\n", 0); err != nil {
+		return code, "this code did not compile: " + err.Error()
+	}
+	if stopped != "" {
+		return code, "when recorded, this code stopped with: " + stopped
+	}
+	if vc, ok := visibleCode(code); ok {
+		return vc, ""
+	}
+	return code, "this code holds characters a terminal or an editor would not show as themselves (escape sequences, bidirectional controls) outside its strings"
+}
+
+// WriteCommentedCode writes code as comments after why, each line escaped
+// as a comment's (VisibleLine): a script keeps it without running it.
+func WriteCommentedCode(bw *bufio.Writer, why, code string) {
+	for _, line := range strings.Split(why, "\n") {
+		comment(bw, "", line)
+	}
+	comment(bw, "", "Its code is kept below as comments; restore what should run.")
+	for _, line := range strings.Split(code, "\n") {
+		comment(bw, "    ", line)
+	}
 }
 
 // comment writes prefix+text as comment lines, one per line of text, with

@@ -33,11 +33,18 @@ trace it came from; each checkpoint(N) compares the screen with the frame record
 step N saw and stops before acting when it differs (--force goes on, --adapt clicks
 targets found elsewhere where they are now). The code between two checkpoints runs
 as one step: the screen settles after it, as after a step of a run.
-Exit codes: 0 done, 1 the script failed, 2 usage, 3 a step hit the time or
-step limit, 4 the screen does not look as recorded, 130 interrupted.`,
-		Args: cobra.ExactArgs(1),
+With --model no model is asked while every checkpoint holds; where one diverges the
+model takes over in the run's dialect (the model, --base-url and --dialect as for
+run; --model alone uses the configured model, --model=NAME names it), and play goes
+on from the next checkpoint that looks as recorded again. --model-steps bounds its
+steps per divergence; --update writes its steps into the script in place of the code
+they replaced (the original is kept as SCRIPT.bak). The summary line counts the model
+calls. Exit codes: 0 done, 1 the script failed, 2 usage, 3 a step hit the time or
+step limit (or the model its --model-steps), 4 the screen does not look as recorded,
+130 interrupted (also by deskpilot stop).`,
+		Args: takeoverArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := f.check(); err != nil {
+			if err := f.check(cmd); err != nil {
 				return &exitError{exitUsage, err}
 			}
 			src, err := readScript(args[0])
@@ -53,6 +60,7 @@ step limit, 4 the screen does not look as recorded, 130 interrupted.`,
 	}
 	addReplayFlags(cmd, &f)
 	cmd.Flags().StringVar(&tracePath, "trace", "", "the trace folder checkpoints compare with (default: the one the script names)")
+	cmd.Flags().BoolVar(&f.update, "update", false, "with --model: write the script again with the model's steps in place of the code they replaced (the original is kept as SCRIPT.bak)")
 	return cmd
 }
 
@@ -82,11 +90,17 @@ func readScript(path string) (string, error) {
 // lines before it are blank), so errors point into the file.
 type segment struct {
 	line int // first line in the file
+	end  int // last line of its last statement
 	code string
+	// check is the recorded step of the checkpoint(N) call it starts with,
+	// N a number; 0 when it starts otherwise.
+	check int
 }
 
 // splitScript parses src and cuts it before each top-level checkpoint(...)
-// statement that starts a line. It also reports whether the script calls
+// statement that starts a line, and before each top-level statement that a
+// step header comment ("# ── step", as `traces script` and play --update
+// write them) precedes. It also reports whether the script calls
 // checkpoint anywhere.
 func splitScript(name, src string) ([]segment, bool, error) {
 	f, err := trace.ScriptFileOptions().Parse(name, src, 0)
@@ -99,26 +113,81 @@ func splitScript(name, src string) ([]segment, bool, error) {
 		return true
 	})
 	lines := strings.SplitAfter(src, "\n")
-	var starts []int // first line of each segment with statements
+	var out []segment
 	prevEnd := 0
 	for _, st := range f.Stmts {
 		from, to := st.Span()
-		cut := len(starts) == 0 || (prevEnd < int(from.Line) && isCheckpointStmt(st))
+		first := int(from.Line)
+		fresh := prevEnd < first
+		cut := len(out) == 0 || (fresh && (isCheckpointStmt(st) || stepHeader(lines, prevEnd, first)))
 		if cut {
-			starts = append(starts, int(from.Line))
+			out = append(out, segment{line: first})
+			if fresh {
+				out[len(out)-1].check = checkpointStep(st)
+			}
 		}
+		out[len(out)-1].end = int(to.Line)
 		prevEnd = int(to.Line)
 	}
-	var out []segment
-	for i, first := range starts {
-		last := len(lines) + 1
-		if i+1 < len(starts) {
-			last = starts[i+1]
+	for i := range out {
+		first, last := out[i].line, len(lines)+1
+		if i+1 < len(out) {
+			last = out[i+1].line
 		}
-		code := strings.Repeat("\n", first-1) + strings.Join(lines[first-1:min(last-1, len(lines))], "")
-		out = append(out, segment{line: first, code: code})
+		out[i].code = strings.Repeat("\n", first-1) + strings.Join(lines[first-1:min(last-1, len(lines))], "")
 	}
 	return out, checks, nil
+}
+
+// stepHeaderPrefix starts the comment line that heads a step of a script.
+const stepHeaderPrefix = "# ── step"
+
+// stepHeader reports whether a line after line prev and before line next
+// (1-based) is a step header.
+func stepHeader(lines []string, prev, next int) bool {
+	for i := prev; i < next-1 && i < len(lines); i++ {
+		if strings.HasPrefix(strings.TrimSpace(lines[i]), stepHeaderPrefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkpointStep is N of a checkpoint(N) statement, N a number; 0 for any
+// other statement.
+func checkpointStep(st syntax.Stmt) int {
+	if !isCheckpointStmt(st) {
+		return 0
+	}
+	c := st.(*syntax.ExprStmt).X.(*syntax.CallExpr)
+	if len(c.Args) != 1 {
+		return 0
+	}
+	lit, ok := c.Args[0].(*syntax.Literal)
+	if !ok || lit.Token != syntax.INT {
+		return 0
+	}
+	n, ok := lit.Value.(int64)
+	if !ok || n < 1 || n > 1<<30 {
+		return 0
+	}
+	return int(n)
+}
+
+// segmentChecks are the recorded steps of the segments after segs[i] that
+// start with a checkpoint, and the segment of each.
+func segmentChecks(segs []segment, i int) ([]int, func(int) int) {
+	var next []int
+	index := map[int]int{}
+	for j := i + 1; j < len(segs); j++ {
+		if n := segs[j].check; n > 0 {
+			if _, ok := index[n]; !ok {
+				next = append(next, n)
+				index[n] = j
+			}
+		}
+	}
+	return next, func(n int) int { return index[n] }
 }
 
 func isCheckpointStmt(st syntax.Stmt) bool {
@@ -137,7 +206,6 @@ func isCheckpointCall(n syntax.Node) bool {
 
 // play runs the segments of a script.
 func play(cmd *cobra.Command, s *settings, path, src string, segs []segment, checks bool, tracePath string, f replayFlags) error {
-	ctx := cmd.Context()
 	head := trace.ReadScriptHeader([]byte(src))
 	if tracePath == "" {
 		tracePath = head.Trace
@@ -163,8 +231,35 @@ func play(cmd *cobra.Command, s *settings, path, src string, segs []segment, che
 		return err
 	}
 	defer rs.close()
-	answer, err := playSegments(ctx, rs.con, segs, cmd.ErrOrStderr(), rs.hooks)
-	return rs.finish(cmd, answer, err)
+	w := cmd.ErrOrStderr()
+	task := rec.Start.Task
+	if task == "" {
+		task = "the task of " + filepath.Base(path)
+	}
+	tk, err := newTakeover(rs.cfg, f, task, src, w)
+	if err != nil {
+		rs.con.Finish("", err)
+		return err
+	}
+	answer, err := playSegments(rs.ctx, rs.con, segs, w, rs.hooks, tk)
+	if tk != nil {
+		fmt.Fprintln(w, tk.summary("play"))
+	}
+	if err := rs.finish(cmd, answer, err); err != nil {
+		return err
+	}
+	switch {
+	case !f.update:
+	case len(tk.done) == 0:
+		fmt.Fprintln(w, "--update: every checkpoint held; the script is unchanged")
+	default:
+		bak, err := updateScript(path, src, segs, tk.done)
+		if err != nil {
+			return &exitError{exitFailed, err}
+		}
+		fmt.Fprintf(w, "--update: wrote %s with the model's steps (the original is %s)\n", visible(path), visible(bak))
+	}
+	return nil
 }
 
 // scriptRecording reads the trace a script's checkpoints compare with; a
@@ -187,11 +282,26 @@ func scriptRecording(path string, checks bool) (*trace.Trace, error) {
 }
 
 // playSegments runs each segment as a step; it returns the final answer
-// when the script gave one.
-func playSegments(ctx context.Context, con *agent.Console, segs []segment, w io.Writer, hooks agent.Hooks) (string, error) {
-	for _, sg := range segs {
+// when the script gave one. With a takeover, the model does the part where
+// a checkpoint diverges and play goes on from the next segment whose
+// checkpoint holds.
+func playSegments(ctx context.Context, con *agent.Console, segs []segment, w io.Writer, hooks agent.Hooks, tk *takeover) (string, error) {
+	for i := 0; i < len(segs); i++ {
+		sg := segs[i]
 		fmt.Fprintf(w, "# line %d\n", sg.line)
 		res, err := con.Run(ctx, sg.code, hooks)
+		if tk != nil {
+			tk.scriptSteps++
+		}
+		if div := (*agent.DivergenceError)(nil); tk != nil && errors.As(err, &div) {
+			next, at := segmentChecks(segs, i)
+			to, answer, answered, err := tk.run(ctx, con, hooks, div, strings.TrimLeft(sg.code, "\n"), i, next, at)
+			if err != nil || answered {
+				return answer, err
+			}
+			i = to - 1
+			continue
+		}
 		if err := blockExit(ctx, err); err != nil {
 			return "", err
 		}

@@ -12,6 +12,7 @@ import (
 
 	"deskpilot/agent"
 	"deskpilot/agent/trace"
+	"deskpilot/internal/config"
 	"deskpilot/internal/wiring"
 )
 
@@ -27,12 +28,15 @@ when it was recorded, and the neighbourhood of each point its clicks aimed at; w
 they differ, replay stops before acting. --adapt clicks a target found elsewhere on
 the screen where it is now. Actions the safety policy marks (launch, open_url,
 closing key combos) are asked about as in a run; --yes approves them and runs every
-step without asking. The replay is recorded as a new trace.
+step without asking. The replay is recorded as a new trace. With --model the model
+takes over where a step diverges, as play --model does (see deskpilot play --help),
+and the replay goes on from the next recorded step that looks as recorded again.
 Exit codes: 0 done, 1 failed (a step failed that did not when recorded), 2 usage,
-4 the screen does not look as recorded, 130 interrupted.`,
-		Args: cobra.ExactArgs(1),
+3 the model used its --model-steps, 4 the screen does not look as recorded,
+130 interrupted (also by deskpilot stop).`,
+		Args: takeoverArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := f.check(); err != nil {
+			if err := f.check(cmd); err != nil {
 				return &exitError{exitUsage, err}
 			}
 			t, err := openTrace(s, args[0])
@@ -40,11 +44,7 @@ Exit codes: 0 done, 1 failed (a step failed that did not when recorded), 2 usage
 				return err
 			}
 			if dry {
-				for _, st := range t.Steps {
-					if st.Number > 0 && st.Code != "" {
-						fmt.Fprintf(cmd.OutOrStdout(), "# step %d\n%s\n\n", st.Number, visible(st.Code))
-					}
-				}
+				fmt.Fprint(cmd.OutOrStdout(), recordedCode(t))
 				return nil
 			}
 			return replay(cmd, s, t, f)
@@ -62,11 +62,11 @@ func addReplayFlags(cmd *cobra.Command, f *replayFlags) {
 	cmd.Flags().BoolVar(&f.force, "force", false, "go on when the screen does not look as recorded (the difference is still reported)")
 	cmd.Flags().BoolVar(&f.adapt, "adapt", false, "act on a target found elsewhere on the screen where it is now")
 	cmd.Flags().Float64Var(&f.tolerance, "tolerance", agent.DefaultTolerance, "share of the screen, and of each target's neighbourhood, that may look different")
+	addTakeoverFlags(cmd, f)
 }
 
 // replay runs the steps of t again on the desktop.
 func replay(cmd *cobra.Command, s *settings, t *trace.Trace, f replayFlags) error {
-	ctx := cmd.Context()
 	// The code's points are in the space the run was recorded in.
 	space := func(ac *agent.Config) error {
 		if err := recordedSpace(ac, t); err != nil {
@@ -80,7 +80,16 @@ func replay(cmd *cobra.Command, s *settings, t *trace.Trace, f replayFlags) erro
 		return err
 	}
 	defer rs.close()
-	answer, err := replaySteps(ctx, rs.con, t, rs.in, cmd.ErrOrStderr(), rs.hooks, f.yes)
+	w := cmd.ErrOrStderr()
+	tk, err := newTakeover(rs.cfg, f, t.Start.Task, recordedCode(t), w)
+	if err != nil {
+		rs.con.Finish("", err)
+		return err
+	}
+	answer, err := replaySteps(rs.ctx, rs.con, t, rs.in, w, rs.hooks, f.yes, tk)
+	if tk != nil {
+		fmt.Fprintln(w, tk.summary("replay"))
+	}
 	if errors.Is(err, errQuit) {
 		rs.con.Finish("", context.Canceled)
 		return nil
@@ -88,14 +97,31 @@ func replay(cmd *cobra.Command, s *settings, t *trace.Trace, f replayFlags) erro
 	return rs.finish(cmd, answer, err)
 }
 
+// recordedCode is the code of t's steps, as replay --dry-run prints it.
+func recordedCode(t *trace.Trace) string {
+	var b strings.Builder
+	for _, st := range t.Steps {
+		if st.Number > 0 && st.Code != "" {
+			fmt.Fprintf(&b, "# step %d\n%s\n\n", st.Number, visible(st.Code))
+		}
+	}
+	return b.String()
+}
+
 // replaySession is a replay or a played script on this desktop: the wired
 // agent in the recorded coordinate space, its console and the hooks that
 // ask the person.
 type replaySession struct {
+	cfg   config.Config
 	ready *wiring.Ready
 	con   *agent.Console
 	in    *lineReader
 	hooks agent.Hooks
+	// ctx is the command's, cancelled also by deskpilot stop and the Stop
+	// key (the replay is registered as a run until close).
+	ctx        context.Context
+	unregister func()
+	cancel     context.CancelFunc
 }
 
 // openReplay loads the settings, wires an agent, applies space to its
@@ -122,8 +148,10 @@ func openReplay(cmd *cobra.Command, s *settings, task string, rec *trace.Trace, 
 		ready.Close()
 		return nil, &exitError{exitFailed, err}
 	}
-	rs := &replaySession{ready: ready, con: con, in: newLineReader(cmd.InOrStdin())}
-	rs.hooks = replayHooks(ctx, func() *agent.Console { return con }, rs.in, cmd.ErrOrStderr(), secretsOf(ready.Agent), terminal, f.yes)
+	rs := &replaySession{cfg: cfg, ready: ready, con: con, in: newLineReader(cmd.InOrStdin())}
+	rs.ctx, rs.cancel = context.WithCancel(ctx)
+	rs.unregister = s.control(cfg).registerStop(task, rs.cancel)
+	rs.hooks = replayHooks(rs.ctx, func() *agent.Console { return con }, rs.in, cmd.ErrOrStderr(), secretsOf(ready.Agent), terminal, f.yes)
 	return rs, nil
 }
 
@@ -139,15 +167,22 @@ func (rs *replaySession) finish(cmd *cobra.Command, answer string, err error) er
 	return nil
 }
 
-func (rs *replaySession) close() { rs.ready.Close() }
+func (rs *replaySession) close() {
+	rs.unregister()
+	rs.cancel()
+	rs.ready.Close()
+}
 
 // errQuit ends a replay the person stopped at a prompt.
 var errQuit = errors.New("stopped at the person's request")
 
 // replaySteps runs each step with code, asking first unless yes; it returns
-// the final answer when a step gave one.
-func replaySteps(ctx context.Context, con *agent.Console, t *trace.Trace, in *lineReader, w io.Writer, hooks agent.Hooks, yes bool) (string, error) {
-	for _, st := range t.Steps {
+// the final answer when a step gave one. With a takeover, the model does
+// the part where a step diverges and the replay goes on from the next
+// recorded step that holds.
+func replaySteps(ctx context.Context, con *agent.Console, t *trace.Trace, in *lineReader, w io.Writer, hooks agent.Hooks, yes bool, tk *takeover) (string, error) {
+	for i := 0; i < len(t.Steps); i++ {
+		st := t.Steps[i]
 		if st.Number < 1 || strings.TrimSpace(st.Code) == "" {
 			continue
 		}
@@ -162,6 +197,18 @@ func replaySteps(ctx context.Context, con *agent.Console, t *trace.Trace, in *li
 			}
 		}
 		res, err := con.Step(ctx, st.Number, st.Code, hooks)
+		if tk != nil {
+			tk.scriptSteps++
+		}
+		if div := (*agent.DivergenceError)(nil); tk != nil && errors.As(err, &div) {
+			next, at := laterSteps(t, i)
+			to, answer, answered, err := tk.run(ctx, con, hooks, div, st.Code, i, next, at)
+			if err != nil || answered {
+				return answer, err
+			}
+			i = to - 1
+			continue
+		}
 		if err := blockExit(ctx, err); err != nil {
 			return "", err
 		}
@@ -173,6 +220,20 @@ func replaySteps(ctx context.Context, con *agent.Console, t *trace.Trace, in *li
 		}
 	}
 	return "", nil
+}
+
+// laterSteps are the recorded steps after t.Steps[i] that a replay can go
+// on from (code and a frame), and the index of each.
+func laterSteps(t *trace.Trace, i int) ([]int, func(int) int) {
+	var next []int
+	index := map[int]int{}
+	for j := i + 1; j < len(t.Steps); j++ {
+		if st := t.Steps[j]; st.Number > 0 && strings.TrimSpace(st.Code) != "" && st.Frame != "" {
+			next = append(next, st.Number)
+			index[st.Number] = j
+		}
+	}
+	return next, func(n int) int { return index[n] }
 }
 
 // askStep asks whether to run the next step: yes, skip it (false, nil) or

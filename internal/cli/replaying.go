@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/spf13/cobra"
+
 	"deskpilot/agent"
 	"deskpilot/agent/trace"
 	"deskpilot/vision"
@@ -146,13 +148,18 @@ func recording(t *trace.Trace, f replayFlags) agent.Recording {
 type replayFlags struct {
 	yes, force, adapt bool
 	tolerance         float64
+	// model is --model: "" none, modelConfigured, or the model's name;
+	// modelSteps is --model-steps, update play's --update.
+	model      string
+	modelSteps int
+	update     bool
 }
 
-func (f *replayFlags) check() error {
+func (f *replayFlags) check(cmd *cobra.Command) error {
 	if f.tolerance < 0 || f.tolerance >= 1 {
 		return fmt.Errorf("--tolerance %g: give the share of the screen that may differ, from 0 to below 1 (default %g)", f.tolerance, agent.DefaultTolerance)
 	}
-	return nil
+	return f.checkTakeover(cmd)
 }
 
 // blockExit maps how a replayed block ended to an exit error; nil when it

@@ -137,6 +137,21 @@ func (c *control) registerRun(task string, run *agent.Session) func() {
 	return func() { _ = e.Close() }
 }
 
+// registerStop makes a run that is not an agent.Session (a replay, a
+// played script) reachable by deskpilot stop and the Stop key until the
+// returned func is called: stop cancels it.
+func (c *control) registerStop(task string, stop func()) func() {
+	if c == nil {
+		return func() {}
+	}
+	e, err := c.register(runctl.Status{Kind: runctl.KindRun, Task: task}, runctl.Controls{Stop: stop})
+	if err != nil {
+		c.log.Warn("deskpilot stop will not reach this replay", "err", err)
+		return func() {}
+	}
+	return func() { _ = e.Close() }
+}
+
 // registerEval makes a `deskpilot eval` reachable by deskpilot stop and the
 // Stop key until the returned func is called: stop cancels the evaluation
 // (every task running stops as on Ctrl+C; --resume runs the rest).

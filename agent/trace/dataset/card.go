@@ -33,7 +33,7 @@ func writeCard(dir string, rep Report, o Options) error {
 	fmt.Fprintf(&b, "| duplicates left out | %d |\n| runs or steps skipped | %d |\n", rep.Duplicates, len(rep.Skipped))
 	b.WriteString("\n## Step labels\n\nMeasured by deskpilot while the run went, never guessed by a model: ")
 	b.WriteString("`changed`/`no_change` (the screen changed during the step, by the effect check), `repeated` (the same code as the step before), ")
-	b.WriteString("`refused` (the guard or the policy refused an action), `error` (the code or an action failed). ")
+	b.WriteString("`refused` (the guard or the policy refused an action), `error` (the code or an action failed), `scripted`/`takeover` (in a replay: the recorded code ran, or the model wrote the step where the screen did not look as recorded). ")
 	b.WriteString("Runs of an evaluation carry the task's final score.\n\n| label | steps |\n|---|---|\n")
 	for _, l := range Labels {
 		fmt.Fprintf(&b, "| %s | %d |\n", l, rep.Labels[l])

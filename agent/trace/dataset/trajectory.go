@@ -25,10 +25,16 @@ const (
 	Refused Label = "refused"
 	// Error: the code or one of its actions failed.
 	Error Label = "error"
+	// Scripted: a replay ran the step's recorded code; no model wrote it
+	// in this run (the trace's step source "script").
+	Scripted Label = "scripted"
+	// Takeover: the model wrote the step in a replay, where the screen did
+	// not look as recorded (step source "model").
+	Takeover Label = "takeover"
 )
 
 // Labels are every label, in the order a step lists them.
-var Labels = []Label{Changed, NoChange, Repeated, Refused, Error}
+var Labels = []Label{Changed, NoChange, Repeated, Refused, Error, Scripted, Takeover}
 
 // ParseLabels reads a comma-separated list of labels (--drop).
 func ParseLabels(s string) ([]Label, error) {
@@ -40,7 +46,7 @@ func ParseLabels(s string) ([]Label, error) {
 		}
 		l := Label(f)
 		if !isLabel(l) {
-			return nil, fmt.Errorf("dataset: unknown label %q (labels: changed, no_change, repeated, refused, error)", f)
+			return nil, fmt.Errorf("dataset: unknown label %q (labels: changed, no_change, repeated, refused, error, scripted, takeover)", f)
 		}
 		out = append(out, l)
 	}
@@ -236,6 +242,12 @@ func labels(s trace.Step, st Step, prev string) []Label {
 	}
 	if failed {
 		out = append(out, Error)
+	}
+	switch s.Source {
+	case trace.SourceScript:
+		out = append(out, Scripted)
+	case trace.SourceModel:
+		out = append(out, Takeover)
 	}
 	return out
 }
