@@ -5,8 +5,8 @@ package eval
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -38,6 +38,10 @@ func (b *box) sandbox() (*sandbox, error) {
 		b.sbErr = err
 		return nil, err
 	}
+	if err := writeBoxFiles(b.files); err != nil {
+		b.sbErr = fmt.Errorf("box: %w", err)
+		return nil, b.sbErr
+	}
 	b.sb, b.sbErr = startSandbox(spec)
 	if b.sbErr == nil {
 		b.log.printf("box: started (network: %s)\n", map[bool]string{true: "host", false: "loopback only"}[b.hostNet])
@@ -67,12 +71,13 @@ func unixPath(addr string) string {
 func (b *box) boxEnv() []string {
 	env := []string{
 		"HOME=" + boxHome, "USER=" + boxUser, "LOGNAME=" + boxUser, "SHELL=/bin/bash",
-		"PATH=" + boxHome + "/.local/bin:" + strings.Join(boxSystemPath, ":"),
+		"PATH=" + boxHome + "/.local/bin:" + boxTools + ":" + strings.Join(boxSystemPath, ":"),
 		"XDG_CONFIG_HOME=" + boxHome + "/.config",
 		"XDG_DATA_HOME=" + boxHome + "/.local/share",
 		"XDG_CACHE_HOME=" + boxHome + "/.cache",
 		"XDG_STATE_HOME=" + boxHome + "/.local/state",
 		"XDG_RUNTIME_DIR=" + boxRuntime,
+		"XDG_CONFIG_DIRS=" + boxXDG + ":/etc/xdg",
 		"XAUTHORITY=" + boxXAuth,
 		"PYTHONPATH=" + boxPython,
 		// GSettings in the home (desktop.go), not through a D-Bus service
@@ -138,19 +143,6 @@ func (b *box) dial(ctx context.Context, port int) (net.Conn, error) {
 		}()
 		return nil, ctx.Err()
 	}
-}
-
-// prepareDesktop makes in a fresh home the state OSWorld's VM snapshot has
-// where a task's check reads it: the screen lock is off (the snapshot's
-// GNOME has lock-enabled false; GSettings' default is true, with which
-// os/a4d98375 passed without the agent doing anything).
-func prepareDesktop(home string) error {
-	dir := filepath.Join(home, ".config", "glib-2.0", "settings")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	const keyfile = "[org/gnome/desktop/screensaver]\nlock-enabled=false\n"
-	return os.WriteFile(filepath.Join(dir, "keyfile"), []byte(keyfile), 0o600)
 }
 
 // agentLaunch starts a program the agent launches in the box, until the task

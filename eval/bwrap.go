@@ -73,7 +73,9 @@ func bwrapArgs(spec sandboxSpec) []string {
 	if !spec.hostNet {
 		a = append(a, "--unshare-net")
 	}
-	for _, d := range []string{"/usr", "/etc", "/opt", "/sys", "/var/lib/dbus", "/var/cache/fontconfig"} {
+	// /var/lib/dpkg: what is installed, for the box's sudo (box_sudo.py) and
+	// the tasks' own dpkg queries.
+	for _, d := range []string{"/usr", "/etc", "/opt", "/sys", "/var/lib/dbus", "/var/lib/dpkg", "/var/cache/fontconfig"} {
 		if isDir(d) {
 			a = append(a, "--ro-bind", d, d)
 		}
@@ -115,6 +117,11 @@ func bwrapArgs(spec sandboxSpec) []string {
 	}
 	if spec.python != "" {
 		a = append(a, "--ro-bind", spec.python, boxPython)
+	}
+	for _, d := range [][2]string{{"bin", boxTools}, {"xdg", boxXDG}} {
+		if host := filepath.Join(spec.files, d[0]); spec.files != "" && isDir(host) {
+			a = append(a, "--ro-bind", host, d[1])
+		}
 	}
 	for _, s := range spec.sockets {
 		a = append(a, "--bind", s, s)
