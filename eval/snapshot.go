@@ -23,15 +23,15 @@ import (
 //     profile (soffice --headless --terminate_after_init): without it, a
 //     check that runs before LibreOffice has written its profile found no
 //     file.
-// snapshotFolders are the folders of the snapshot's home (xdg-user-dirs').
-var snapshotFolders = []string{"Desktop", "Documents", "Downloads", "Music", "Pictures", "Public", "Templates", "Videos"}
-
 var (
 	//go:embed snapshot/vlcrc
 	snapshotVLCRC []byte
 	//go:embed snapshot/registrymodifications.xcu
 	snapshotLibreOffice []byte
 )
+
+// snapshotFolders are the folders of the snapshot's home (xdg-user-dirs').
+var snapshotFolders = []string{"Desktop", "Documents", "Downloads", "Music", "Pictures", "Public", "Templates", "Videos"}
 
 // prepareDesktop makes in a fresh home the state OSWorld's VM snapshot has
 // where a task's check reads it: the screen lock is off (the snapshot's
