@@ -254,3 +254,16 @@ func standIn(t *testing.T, name string) []byte {
 	t.Fatalf("no stand-in for %s", name)
 	return nil
 }
+
+// TestEvalFetchMirrorUsage: a --mirror that is not FROM=TO with two http(s)
+// URLs is a usage error, before anything is fetched.
+func TestEvalFetchMirrorUsage(t *testing.T) {
+	isolate(t)
+	for _, bad := range []string{"https://drive.google.com/", "https://a/=/local/copies", "file:///a=http://b/"} {
+		_, stderr, code := runCLI(t.Context(), "eval", "fetch", filepath.Join(osworldSuite, "test_cached.json"),
+			"--cache", t.TempDir(), "--mirror", bad)
+		if code != exitUsage || !strings.Contains(stderr, "want FROM=TO") {
+			t.Errorf("--mirror %q: exit %d, want %d; stderr:\n%s", bad, code, exitUsage, stderr)
+		}
+	}
+}
