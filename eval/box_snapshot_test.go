@@ -3,10 +3,12 @@
 package eval
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestBoxSudo: OSWorld's "echo password | sudo -S ..." in the box. The
@@ -112,5 +114,53 @@ func TestNeedsNetwork(t *testing.T) {
 	h.o.TaskNetwork = "host"
 	if err := h.preflight(task); err != nil {
 		t.Errorf("--task-network host: %v", err)
+	}
+}
+
+// TestBoxVLCFirstRun: with the snapshot's vlcrc, VLC opens its main window
+// at once, as on OSWorld's VM; without it (a home VLC never ran in) it first
+// asks its privacy question, and writes no vlcrc until it is answered.
+func TestBoxVLCFirstRun(t *testing.T) {
+	needTools(t, "vlc")
+	for _, tt := range []struct {
+		name    string
+		vlcrc   bool
+		privacy bool
+	}{{"snapshot", true, false}, {"no vlcrc", false, true}} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := testBox(t)
+			if !tt.vlcrc {
+				if err := os.Remove(filepath.Join(b.home, ".config", "vlc", "vlcrc")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := b.launch(t.Context(), []string{"vlc"}); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+			defer cancel()
+			ws, err := b.d.WaitWindows(ctx, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(2 * time.Second) // a dialog VLC shows after its window
+			if ws, err = b.d.Windows(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			var titles []string
+			for _, w := range ws {
+				if w.Viewable {
+					titles = append(titles, w.Title)
+				}
+			}
+			all := strings.Join(titles, " | ")
+			t.Logf("windows: %q", all)
+			if got := strings.Contains(all, "Privacy"); got != tt.privacy {
+				t.Errorf("windows %q: privacy question shown %v, want %v", all, got, tt.privacy)
+			}
+			if !tt.privacy && !strings.Contains(all, "VLC media player") {
+				t.Errorf("windows %q: want VLC's main window", all)
+			}
+		})
 	}
 }
