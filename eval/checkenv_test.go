@@ -1,0 +1,78 @@
+//go:build linux
+
+package eval
+
+import (
+	"context"
+	"encoding/xml"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"deskpilot/vision/xdisplay"
+)
+
+// TestCheckEnvAccessibilityTree: the accessibility_tree getter reads the task's
+// display with the display's own cookie, not the process's $XAUTHORITY (here
+// another display's file): the tree holds a dialog on the display.
+//
+// The dialog runs beside the box, on the display's buses: a program in the box
+// cannot join them yet (its uid 1000 is the harness's uid outside, so the bus
+// refuses its EXTERNAL authentication; docs/eval.md).
+func TestCheckEnvAccessibilityTree(t *testing.T) {
+	needTools(t, "zenity")
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	b := testBox(t)
+	other, err := xdisplay.Start(ctx, xdisplay.Options{NoWindowManager: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	t.Setenv("XAUTHORITY", other.XAuthority)
+	app, err := b.d.StartApp(ctx, "zenity", "--question", "--title", "Cookie", "--text", "read with its own cookie?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer app.Stop()
+	env := b.checkEnv("")
+	for {
+		tree, err := env.AccessibilityTree(ctx)
+		if err != nil {
+			t.Fatalf("accessibility_tree: %v", err)
+		}
+		yes, label := treeHas(t, tree, "push-button", "Yes"), treeHas(t, tree, "label", "read with its own cookie?")
+		if yes && label {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("zenity's Yes button (%v) and question (%v) never showed in the tree:\n%s", yes, label, tree)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// treeHas says whether the getter's XML has an element tag named name.
+func treeHas(t *testing.T, tree, tag, name string) bool {
+	t.Helper()
+	d := xml.NewDecoder(strings.NewReader(tree))
+	for {
+		tok, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			return false
+		}
+		if err != nil {
+			t.Fatalf("the tree is not XML: %v\n%s", err, tree)
+		}
+		if s, ok := tok.(xml.StartElement); ok && s.Name.Local == tag {
+			for _, a := range s.Attr {
+				if a.Name.Local == "name" && a.Value == name {
+					return true
+				}
+			}
+		}
+	}
+}
