@@ -42,11 +42,13 @@ type box struct {
 	log     *limitedLog
 	hostNet bool // the box shares the host's network (--task-network host)
 
-	mu    sync.Mutex
-	apps  []*launched
-	sb    *sandbox
-	sbErr error
-	ended bool
+	mu     sync.Mutex
+	apps   []*launched
+	sb     *sandbox
+	sbErr  error
+	ended  bool
+	buses  []*busProxy // the display's buses as the box reaches them
+	busDir string      // the proxies' sockets
 }
 
 // launched is a program a launch or open step started; stop kills its group.
@@ -97,6 +99,12 @@ func (b *box) close() {
 	}
 	if sb != nil {
 		sb.close()
+	}
+	for _, p := range b.buses {
+		p.close()
+	}
+	if b.busDir != "" {
+		_ = os.RemoveAll(b.busDir)
 	}
 	b.log.close()
 }

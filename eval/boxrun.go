@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"deskpilot/eval/pyautogui"
@@ -28,7 +30,12 @@ func (b *box) sandbox() (*sandbox, error) {
 		python: filepath.Join(b.files, "python"), hostNet: b.hostNet}
 	for _, addr := range []string{b.d.SessionBus, b.d.AccessibilityBus} {
 		if p := unixPath(addr); p != "" {
-			spec.sockets = append(spec.sockets, p)
+			proxy, err := b.busProxy(p)
+			if err != nil {
+				b.sbErr = fmt.Errorf("box: the display's bus %s: %w", p, err)
+				return nil, b.sbErr
+			}
+			spec.sockets = append(spec.sockets, [2]string{proxy, p})
 		}
 	}
 	if b.taskDir != "" && b.taskDir != "/" && isDir(b.taskDir) {
@@ -47,6 +54,25 @@ func (b *box) sandbox() (*sandbox, error) {
 		b.log.printf("box: started (network: %s)\n", map[bool]string{true: "host", false: "loopback only"}[b.hostNet])
 	}
 	return b.sb, b.sbErr
+}
+
+// busProxy starts a busProxy to the bus socket target and returns its socket,
+// which the box binds at target. Called with b.mu held.
+func (b *box) busProxy(target string) (string, error) {
+	if b.busDir == "" {
+		// A short folder of its own: a socket path has at most 107 bytes.
+		dir, err := os.MkdirTemp("", "deskpilot-bus-")
+		if err != nil {
+			return "", err
+		}
+		b.busDir = dir
+	}
+	p, err := startBusProxy(filepath.Join(b.busDir, strconv.Itoa(len(b.buses))), target)
+	if err != nil {
+		return "", err
+	}
+	b.buses = append(b.buses, p)
+	return p.path, nil
 }
 
 // unixPath is the socket path of a D-Bus address "unix:path=P,guid=…"; "" for

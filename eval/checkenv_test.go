@@ -16,11 +16,9 @@ import (
 
 // TestCheckEnvAccessibilityTree: the accessibility_tree getter reads the task's
 // display with the display's own cookie, not the process's $XAUTHORITY (here
-// another display's file): the tree holds a dialog on the display.
-//
-// The dialog runs beside the box, on the display's buses: a program in the box
-// cannot join them yet (its uid 1000 is the harness's uid outside, so the bus
-// refuses its EXTERNAL authentication; docs/eval.md).
+// another display's file), and a program in the task's box joins the display's
+// accessibility bus (through the box's busProxy): the tree holds the dialog
+// the box runs.
 func TestCheckEnvAccessibilityTree(t *testing.T) {
 	needTools(t, "zenity")
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
@@ -32,11 +30,9 @@ func TestCheckEnvAccessibilityTree(t *testing.T) {
 	}
 	defer other.Close()
 	t.Setenv("XAUTHORITY", other.XAuthority)
-	app, err := b.d.StartApp(ctx, "zenity", "--question", "--title", "Cookie", "--text", "read with its own cookie?")
-	if err != nil {
+	if err := b.launch(ctx, []string{"zenity", "--question", "--title", "Cookie", "--text", "read with its own cookie?"}); err != nil {
 		t.Fatal(err)
 	}
-	defer app.Stop()
 	env := b.checkEnv("")
 	for {
 		tree, err := env.AccessibilityTree(ctx)
