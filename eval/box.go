@@ -90,8 +90,8 @@ func newBox(d *xdisplay.Display, dir, taskDir string) (*box, error) {
 // in it) and closes the log.
 func (b *box) close() {
 	b.mu.Lock()
-	apps, sb := b.apps, b.sb
-	b.apps, b.ended = nil, true
+	apps, sb, buses, busDir := b.apps, b.sb, b.buses, b.busDir
+	b.apps, b.buses, b.ended = nil, nil, true
 	b.mu.Unlock()
 	for _, a := range apps {
 		a.p.kill()
@@ -100,11 +100,11 @@ func (b *box) close() {
 	if sb != nil {
 		sb.close()
 	}
-	for _, p := range b.buses {
+	for _, p := range buses {
 		p.close()
 	}
-	if b.busDir != "" {
-		_ = os.RemoveAll(b.busDir)
+	if busDir != "" {
+		_ = os.RemoveAll(busDir)
 	}
 	b.log.close()
 }
