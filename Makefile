@@ -18,8 +18,10 @@ DEB_PKGS  := gcc pkg-config xvfb openbox xdotool x11-utils x11-xserver-utils xte
 # getters and metrics read, and that OSWorld's tasks launch: Chromium
 # (DevTools tabs, its profile; socat forwards the DevTools port as the tasks
 # ask), VLC (its HTTP interface), LibreOffice Calc, Writer and Impress,
-# Thunderbird (its profile), GIMP and Nautilus.
-EVAL_APPS := chromium socat vlc libreoffice-calc libreoffice-writer libreoffice-impress thunderbird gimp nautilus
+# Thunderbird (its profile), GIMP and Nautilus; GNOME Videos (totem), the
+# default video player of OSWorld's Ubuntu snapshot, which multi_apps/937087b6
+# ("make VLC the default") starts from (apt-get install: 20 packages, 40 s here).
+EVAL_APPS := chromium socat vlc libreoffice-calc libreoffice-writer libreoffice-impress thunderbird gimp nautilus totem
 DEB_PKGS  += $(EVAL_APPS)
 # Wayland: headless sway (wlroots; the pixman renderer, no GPU) and mutter
 # with pipewire + wireplumber for the wlroots, gnome and portal backends'

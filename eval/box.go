@@ -42,11 +42,13 @@ type box struct {
 	log     *limitedLog
 	hostNet bool // the box shares the host's network (--task-network host)
 
-	mu    sync.Mutex
-	apps  []*launched
-	sb    *sandbox
-	sbErr error
-	ended bool
+	mu     sync.Mutex
+	apps   []*launched
+	sb     *sandbox
+	sbErr  error
+	ended  bool
+	buses  []*busProxy // the display's buses as the box reaches them
+	busDir string      // the proxies' sockets
 }
 
 // launched is a program a launch or open step started; stop kills its group.
@@ -88,8 +90,8 @@ func newBox(d *xdisplay.Display, dir, taskDir string) (*box, error) {
 // in it) and closes the log.
 func (b *box) close() {
 	b.mu.Lock()
-	apps, sb := b.apps, b.sb
-	b.apps, b.ended = nil, true
+	apps, sb, buses, busDir := b.apps, b.sb, b.buses, b.busDir
+	b.apps, b.buses, b.ended = nil, nil, true
 	b.mu.Unlock()
 	for _, a := range apps {
 		a.p.kill()
@@ -97,6 +99,12 @@ func (b *box) close() {
 	}
 	if sb != nil {
 		sb.close()
+	}
+	for _, p := range buses {
+		p.close()
+	}
+	if busDir != "" {
+		_ = os.RemoveAll(busDir)
 	}
 	b.log.close()
 }

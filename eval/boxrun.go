@@ -5,10 +5,12 @@ package eval
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"deskpilot/eval/pyautogui"
@@ -28,7 +30,12 @@ func (b *box) sandbox() (*sandbox, error) {
 		python: filepath.Join(b.files, "python"), hostNet: b.hostNet}
 	for _, addr := range []string{b.d.SessionBus, b.d.AccessibilityBus} {
 		if p := unixPath(addr); p != "" {
-			spec.sockets = append(spec.sockets, p)
+			proxy, err := b.busProxy(p)
+			if err != nil {
+				b.sbErr = fmt.Errorf("box: the display's bus %s: %w", p, err)
+				return nil, b.sbErr
+			}
+			spec.sockets = append(spec.sockets, [2]string{proxy, p})
 		}
 	}
 	if b.taskDir != "" && b.taskDir != "/" && isDir(b.taskDir) {
@@ -38,11 +45,34 @@ func (b *box) sandbox() (*sandbox, error) {
 		b.sbErr = err
 		return nil, err
 	}
+	if err := writeBoxFiles(b.files); err != nil {
+		b.sbErr = fmt.Errorf("box: %w", err)
+		return nil, b.sbErr
+	}
 	b.sb, b.sbErr = startSandbox(spec)
 	if b.sbErr == nil {
 		b.log.printf("box: started (network: %s)\n", map[bool]string{true: "host", false: "loopback only"}[b.hostNet])
 	}
 	return b.sb, b.sbErr
+}
+
+// busProxy starts a busProxy to the bus socket target and returns its socket,
+// which the box binds at target. Called with b.mu held.
+func (b *box) busProxy(target string) (string, error) {
+	if b.busDir == "" {
+		// A short folder of its own: a socket path has at most 107 bytes.
+		dir, err := os.MkdirTemp("", "deskpilot-bus-")
+		if err != nil {
+			return "", err
+		}
+		b.busDir = dir
+	}
+	p, err := startBusProxy(filepath.Join(b.busDir, strconv.Itoa(len(b.buses))), target)
+	if err != nil {
+		return "", err
+	}
+	b.buses = append(b.buses, p)
+	return p.path, nil
 }
 
 // unixPath is the socket path of a D-Bus address "unix:path=P,guid=…"; "" for
@@ -67,12 +97,13 @@ func unixPath(addr string) string {
 func (b *box) boxEnv() []string {
 	env := []string{
 		"HOME=" + boxHome, "USER=" + boxUser, "LOGNAME=" + boxUser, "SHELL=/bin/bash",
-		"PATH=" + boxHome + "/.local/bin:" + strings.Join(boxSystemPath, ":"),
+		"PATH=" + boxHome + "/.local/bin:" + boxTools + ":" + strings.Join(boxSystemPath, ":"),
 		"XDG_CONFIG_HOME=" + boxHome + "/.config",
 		"XDG_DATA_HOME=" + boxHome + "/.local/share",
 		"XDG_CACHE_HOME=" + boxHome + "/.cache",
 		"XDG_STATE_HOME=" + boxHome + "/.local/state",
 		"XDG_RUNTIME_DIR=" + boxRuntime,
+		"XDG_CONFIG_DIRS=" + boxXDG + ":/etc/xdg",
 		"XAUTHORITY=" + boxXAuth,
 		"PYTHONPATH=" + boxPython,
 		// GSettings in the home (desktop.go), not through a D-Bus service
@@ -138,19 +169,6 @@ func (b *box) dial(ctx context.Context, port int) (net.Conn, error) {
 		}()
 		return nil, ctx.Err()
 	}
-}
-
-// prepareDesktop makes in a fresh home the state OSWorld's VM snapshot has
-// where a task's check reads it: the screen lock is off (the snapshot's
-// GNOME has lock-enabled false; GSettings' default is true, with which
-// os/a4d98375 passed without the agent doing anything).
-func prepareDesktop(home string) error {
-	dir := filepath.Join(home, ".config", "glib-2.0", "settings")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	const keyfile = "[org/gnome/desktop/screensaver]\nlock-enabled=false\n"
-	return os.WriteFile(filepath.Join(dir, "keyfile"), []byte(keyfile), 0o600)
 }
 
 // agentLaunch starts a program the agent launches in the box, until the task

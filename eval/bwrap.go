@@ -52,15 +52,15 @@ type sandbox struct {
 
 // sandboxSpec says what a box sees of the machine.
 type sandboxSpec struct {
-	home     string   // the task's home (host path), at /home/user
-	xauth    string   // the display's authority file, at boxXAuth
-	display  string   // the display's name (":N"): only /tmp/.X11-unix/XN is bound
-	sockets  []string // more sockets bound at their own path (the session and AT-SPI buses)
-	roDirs   []string // more folders bound read-only at their own path (the task's folder)
-	files    string   // host folder for the box's own files (passwd, group, python modules)
-	python   string   // host folder of the box's Python modules, at boxPython
-	hostNet  bool     // share the host's network instead of a loopback of its own
-	tmpfsAll []string // folders that are empty tmpfs in the box
+	home     string      // the task's home (host path), at /home/user
+	xauth    string      // the display's authority file, at boxXAuth
+	display  string      // the display's name (":N"): only /tmp/.X11-unix/XN is bound
+	sockets  [][2]string // more sockets {host path, path in the box} (the session and AT-SPI buses' proxies at the buses' paths)
+	roDirs   []string    // more folders bound read-only at their own path (the task's folder)
+	files    string      // host folder for the box's own files (passwd, group, python modules)
+	python   string      // host folder of the box's Python modules, at boxPython
+	hostNet  bool        // share the host's network instead of a loopback of its own
+	tmpfsAll []string    // folders that are empty tmpfs in the box
 }
 
 // bwrapArgs is bubblewrap's command line for spec: system folders read-only,
@@ -73,7 +73,9 @@ func bwrapArgs(spec sandboxSpec) []string {
 	if !spec.hostNet {
 		a = append(a, "--unshare-net")
 	}
-	for _, d := range []string{"/usr", "/etc", "/opt", "/sys", "/var/lib/dbus", "/var/cache/fontconfig"} {
+	// /var/lib/dpkg: what is installed, for the box's sudo (box_sudo.py) and
+	// the tasks' own dpkg queries.
+	for _, d := range []string{"/usr", "/etc", "/opt", "/sys", "/var/lib/dbus", "/var/lib/dpkg", "/var/cache/fontconfig"} {
 		if isDir(d) {
 			a = append(a, "--ro-bind", d, d)
 		}
@@ -116,8 +118,13 @@ func bwrapArgs(spec sandboxSpec) []string {
 	if spec.python != "" {
 		a = append(a, "--ro-bind", spec.python, boxPython)
 	}
+	for _, d := range [][2]string{{"bin", boxTools}, {"xdg", boxXDG}} {
+		if host := filepath.Join(spec.files, d[0]); spec.files != "" && isDir(host) {
+			a = append(a, "--ro-bind", host, d[1])
+		}
+	}
 	for _, s := range spec.sockets {
-		a = append(a, "--bind", s, s)
+		a = append(a, "--bind", s[0], s[1])
 	}
 	for _, d := range spec.roDirs {
 		a = append(a, "--ro-bind", d, d)

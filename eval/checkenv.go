@@ -90,7 +90,7 @@ func (e *checkEnv) Dial(ctx context.Context, port int) (net.Conn, error) {
 // AccessibilityTree reads the display's AT-SPI tree and renders it as OSWorld's
 // server does.
 func (e *checkEnv) AccessibilityTree(ctx context.Context) (string, error) {
-	c, err := atspi.Connect(ctx, atspi.Options{XDisplay: e.b.d.Name, BusAddress: e.b.d.SessionBus, IgnoreEnv: true})
+	c, err := atspi.Connect(ctx, atspi.Options{XDisplay: e.b.d.Name, XAuthority: e.b.d.XAuthority, BusAddress: e.b.d.SessionBus, IgnoreEnv: true})
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", checks.ErrUnavailable, err)
 	}

@@ -12,9 +12,11 @@ import (
 	"hash"
 	"io"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -39,6 +41,12 @@ type Inputs struct {
 	// Client downloads; nil means a client with no overall timeout (a
 	// download is bounded by its ctx) that follows redirects.
 	Client *http.Client
+	// Mirrors are other places to fetch inputs from, tried in order: a URL
+	// starting with a mirror's From is downloaded from its To with the rest of
+	// the URL appended (a Hugging Face mirror, a local server with copies).
+	// The cache still keys and records the input by the task's URL, with the
+	// URL it came from as the record's source. Only fetching uses them.
+	Mirrors []Mirror
 	// Progress, when set, is told how a download goes: bytes so far and the
 	// total (-1 when the server does not say). Called from the downloading
 	// goroutine.
@@ -54,6 +62,33 @@ const (
 	fetchPause = 2 * time.Second // between attempts
 	maxInput   = int64(20 << 30) // bytes of one input
 )
+
+// Mirror is a prefix of inputs' URLs and where else they are served
+// (Inputs.Mirrors).
+type Mirror struct{ From, To string }
+
+// ParseMirror reads FROM=TO, two absolute http(s) URLs.
+func ParseMirror(s string) (Mirror, error) {
+	from, to, ok := strings.Cut(s, "=")
+	for _, u := range []string{from, to} {
+		p, err := neturl.Parse(u)
+		if !ok || err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			return Mirror{}, fmt.Errorf("mirror %q: want FROM=TO, two http(s) URLs (https://huggingface.co/=https://hf-mirror.com/)", s)
+		}
+	}
+	return Mirror{From: from, To: to}, nil
+}
+
+// source is where url is downloaded from: through the first mirror whose From
+// starts it, else url itself.
+func (c *Inputs) source(url string) string {
+	for _, m := range c.Mirrors {
+		if rest, ok := strings.CutPrefix(url, m.From); ok {
+			return m.To + rest
+		}
+	}
+	return url
+}
 
 // NotCachedError is an input that is not in the cache and may not (Offline) or
 // could not be downloaded.
@@ -80,6 +115,9 @@ type entry struct {
 	SHA256 string `json:"sha256"`
 	// Fetched is when the download finished (RFC 3339).
 	Fetched string `json:"fetched"`
+	// Source is the URL it was downloaded from when that was a mirror's
+	// (Inputs.Mirrors); absent when it was URL itself.
+	Source string `json:"source,omitempty"`
 }
 
 // DefaultInputsDir is where inputs are cached when no folder is given: the
@@ -196,6 +234,9 @@ func (c *Inputs) Fetch(ctx context.Context, url string) error {
 		}
 	}
 	if err != nil {
+		if src := c.source(url); src != url {
+			return fmt.Errorf("%s (from the mirror %s): %w", url, src, err)
+		}
 		return fmt.Errorf("%s: %w", url, err)
 	}
 	return nil
@@ -214,7 +255,8 @@ func (c *Inputs) download(ctx context.Context, url string) (final bool, err erro
 	if err != nil {
 		return true, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	src := c.source(url)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src, nil)
 	if err != nil {
 		return true, err
 	}
@@ -273,6 +315,9 @@ func (c *Inputs) download(ctx context.Context, url string) (final bool, err erro
 		return true, err
 	}
 	e := entry{URL: url, Size: have + n, SHA256: sum, Fetched: time.Now().UTC().Format(time.RFC3339)}
+	if src != url {
+		e.Source = src
+	}
 	return true, writeJSON(p+".json", e)
 }
 

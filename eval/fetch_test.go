@@ -178,3 +178,44 @@ func TestFetchSuite(t *testing.T) {
 		t.Errorf("second fetch: %+v, %d requests (want only the failing one again)", rep, srv.hits.Load()-hits)
 	}
 }
+
+// TestInputsMirror: a URL under a mirror's prefix is fetched from the mirror
+// and cached under the task's URL, with its source recorded; other URLs, and
+// a bad mirror, as they are.
+func TestInputsMirror(t *testing.T) {
+	srv := &inputServer{files: map[string]string{"/copies/drive/a.xlsx": "sheet", "/b.txt": "b"}}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	m, err := ParseMirror("https://drive.example.com/=" + ts.URL + "/copies/drive/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Inputs{Dir: t.TempDir(), Mirrors: []Mirror{m}}
+	task := "https://drive.example.com/a.xlsx"
+	if err := c.Fetch(t.Context(), task); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(c.Dir, key(task)))
+	if err != nil || string(data) != "sheet" {
+		t.Fatalf("cached %q, %v; want the mirror's file", data, err)
+	}
+	rec, _ := os.ReadFile(filepath.Join(c.Dir, key(task)+".json"))
+	if !strings.Contains(string(rec), `"url": "`+task+`"`) || !strings.Contains(string(rec), `"source": "`+ts.URL+`/copies/drive/a.xlsx"`) {
+		t.Errorf("record %s: want the task's URL and the mirror's as source", rec)
+	}
+	off := &Inputs{Dir: c.Dir, Offline: true}
+	if _, err := off.Get(t.Context(), task); err != nil {
+		t.Errorf("offline, the task's URL: %v", err)
+	}
+	if err := c.Fetch(t.Context(), ts.URL+"/b.txt"); err != nil {
+		t.Errorf("a URL under no mirror: %v", err)
+	}
+	if err := c.Fetch(t.Context(), "https://drive.example.com/missing"); err == nil || !strings.Contains(err.Error(), "from the mirror "+ts.URL+"/copies/drive/missing") || !strings.Contains(err.Error(), "404") {
+		t.Errorf("a file the mirror lacks: %v", err)
+	}
+	for _, bad := range []string{"https://a.example/", "a=b", "ftp://a/=http://b/", "https://a/=/local"} {
+		if _, err := ParseMirror(bad); err == nil {
+			t.Errorf("ParseMirror(%q): no error", bad)
+		}
+	}
+}

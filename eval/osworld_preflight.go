@@ -3,8 +3,11 @@
 package eval
 
 import (
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // defaultInputs is the cache used without Options.Inputs: the user's cache
@@ -20,7 +23,8 @@ func defaultInputs() (*Inputs, error) {
 // preflight says why t cannot run here, before a display is started for it:
 // a step that cannot be done here (*UnsupportedError), an input the offline
 // cache lacks (*NotCachedError, the first one), or a program the task starts
-// that is not installed (*NotInstalledError). nil means go.
+// that is not installed (*NotInstalledError), or a web page its setup opens
+// that its offline box cannot reach (*NeedsNetworkError). nil means go.
 func (h *harness) preflight(t *Task) error {
 	if t.os == nil {
 		return nil
@@ -46,7 +50,60 @@ func (h *harness) preflight(t *Task) error {
 			}
 		}
 	}
+	if h.o.TaskNetwork != "host" {
+		for _, s := range steps {
+			if u := internetURL(s); u != "" {
+				return &NeedsNetworkError{URL: u}
+			}
+		}
+	}
 	return nil
+}
+
+// NeedsNetworkError is a task whose setup opens a page on the internet
+// (chrome_open_tabs) while its box has only a loopback of its own: the page
+// would be Chromium's error page, not the state the task starts from, so the
+// task is not run. --task-network host (Options.TaskNetwork) runs it.
+type NeedsNetworkError struct{ URL string }
+
+func (e *NeedsNetworkError) Error() string {
+	return "needs network: " + e.URL + " (the task's box has only a loopback; --task-network host shares this machine's network)"
+}
+
+// internetURL is the first page a step opens that is not on the box's own
+// loopback, or "".
+func internetURL(s step) string {
+	if s.kind != "chrome_open_tabs" {
+		return ""
+	}
+	for _, raw := range s.urls {
+		if !onLoopback(raw) {
+			return raw
+		}
+	}
+	return ""
+}
+
+// onLoopback reports whether a URL a task opens stays in its box: a local
+// file or page of the browser, or a host on the loopback.
+func onLoopback(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "file", "about", "chrome", "data":
+		return true
+	case "http", "https", "ws", "wss":
+	default:
+		return u.Host == "" && u.Scheme == "" // a bare path
+	}
+	host := u.Hostname()
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // appInstalled reports whether a task's program is in the task's box: on the
@@ -57,7 +114,7 @@ func appInstalled(name string) bool {
 		fi, err := os.Stat(name)
 		return err == nil && !fi.IsDir()
 	}
-	if boxHas(name) {
+	if boxHas(name) || name == "sudo" { // the box's own (box_sudo.py)
 		return true
 	}
 	if alias, ok := appAliases[name]; ok {

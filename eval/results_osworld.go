@@ -19,6 +19,9 @@ const (
 	StatusNotCached = "not_cached"
 	// StatusNotInstalled: the task starts an app this machine lacks (VS Code).
 	StatusNotInstalled = "not_installed"
+	// StatusNeedsNetwork: the task's setup opens a web page on the
+	// internet and its box is offline (no --task-network host).
+	StatusNeedsNetwork = "needs_network"
 	// StatusInvalid: the task file is malformed.
 	StatusInvalid = "invalid"
 )
@@ -28,6 +31,7 @@ func statusOf(err error) string {
 	var u *UnsupportedError
 	var nc *NotCachedError
 	var ni *NotInstalledError
+	var nn *NeedsNetworkError
 	var te *TaskError
 	switch {
 	case err == nil:
@@ -36,6 +40,8 @@ func statusOf(err error) string {
 		return StatusNotCached
 	case errors.As(err, &ni):
 		return StatusNotInstalled
+	case errors.As(err, &nn):
+		return StatusNeedsNetwork
 	case errors.As(err, &u), errors.Is(err, checks.ErrUnavailable):
 		return StatusUnsupported
 	case errors.As(err, &te):
@@ -63,11 +69,12 @@ type Stats struct {
 	// (what OSWorld's leaderboard shows); each in [0, 1], 0 when undefined.
 	SuccessAttempted float64 `json:"success_attempted"`
 	SuccessAll       float64 `json:"success_all"`
-	// Unsupported, NotCached, NotInstalled and Invalid count the tasks
-	// stopped for each reason.
+	// Unsupported, NotCached, NotInstalled, NeedsNetwork and Invalid count
+	// the tasks stopped for each reason.
 	Unsupported  int `json:"unsupported"`
 	NotCached    int `json:"not_cached"`
 	NotInstalled int `json:"not_installed"`
+	NeedsNetwork int `json:"needs_network"`
 	Invalid      int `json:"invalid"`
 }
 
@@ -80,6 +87,8 @@ func (s *Stats) add(r Result) {
 		s.NotCached++
 	case StatusNotInstalled:
 		s.NotInstalled++
+	case StatusNeedsNetwork:
+		s.NeedsNetwork++
 	case StatusInvalid:
 		s.Invalid++
 	default:

@@ -34,7 +34,7 @@ func (b *box) runStep(ctx context.Context, s step) error {
 	case "launch":
 		return b.launch(ctx, b.argv(s.cmd))
 	case "open":
-		p := b.path(s.path)
+		p := b.taskPath(s.path) // /home/user/... is the task's home, as a download put it there
 		if _, err := os.Stat(p); err != nil {
 			return fmt.Errorf("open %s: %w", p, err)
 		}

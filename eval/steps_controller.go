@@ -75,6 +75,18 @@ func (b *box) taskPath(p string) string {
 	return b.path(p)
 }
 
+// destPath is where a download or upload step puts a file: as taskPath, and a
+// relative path is in the home, the working folder of the task's commands
+// (OSWorld's server saves it in its own working folder, where the task's
+// later commands run too: os/5ced85fc downloads "eval.sh", then runs
+// "chmod +x eval.sh").
+func (b *box) destPath(p string) string {
+	if !filepath.IsAbs(p) && p != "~" && !strings.HasPrefix(p, "~/") && !strings.HasPrefix(p, "$") {
+		p = "~/" + p
+	}
+	return b.taskPath(p)
+}
+
 // download puts each file, from the harness's cache (downloaded there first
 // unless the evaluation is offline), at its path in the task's files.
 func (b *box) download(ctx context.Context, files []stepFile) error {
@@ -84,7 +96,7 @@ func (b *box) download(ctx context.Context, files []stepFile) error {
 		if err != nil {
 			return err
 		}
-		dst := b.taskPath(f.path)
+		dst := b.destPath(f.path)
 		if err := b.inside(dst); err != nil {
 			return err
 		}
@@ -109,7 +121,7 @@ func (b *box) uploadFiles(files []stepFile) error {
 		if err != nil {
 			return fmt.Errorf("upload_file: %w", err)
 		}
-		dst := b.taskPath(f.path)
+		dst := b.destPath(f.path)
 		if err := b.inside(dst); err != nil {
 			return err
 		}

@@ -40,7 +40,7 @@ type Client struct {
 // *a11y.UnavailableError when there is no display, no bus or no registry.
 func Connect(ctx context.Context, o Options) (*Client, error) {
 	o = o.withDefaults()
-	x, err := openX(o.XDisplay)
+	x, err := openX(o.XDisplay, o.XAuthority)
 	if err != nil {
 		return nil, &a11y.UnavailableError{Reason: fmt.Sprintf("cannot open X display %q", o.XDisplay), Err: err}
 	}

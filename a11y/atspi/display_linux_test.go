@@ -312,3 +312,52 @@ func TestWindowWithoutPID(t *testing.T) {
 		t.Errorf("note %+v does not count the unmatched app", note)
 	}
 }
+
+// TestXAuthority reads a private display whose cookie is not in the process's
+// $XAUTHORITY (that names the test's own display), as eval reads a task's
+// display: with Options.XAuthority the display's own file, Connect reaches it
+// and the tree holds its dialog's button; without, the X server refuses it.
+func TestXAuthority(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	task, err := xdisplay.Start(ctx, xdisplay.Options{Accessibility: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer task.Close()
+	own := os.Getenv("XAUTHORITY")
+	if own == "" || own == task.XAuthority {
+		t.Fatalf("$XAUTHORITY %q: want the test display's file, not the task display's %q", own, task.XAuthority)
+	}
+	t.Setenv("XAUTHORITY", own)
+	app, err := task.StartApp(ctx, "zenity", "--question", "--title", "Cookie", "--text", "read with its own cookie?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer app.Stop()
+
+	o := Options{XDisplay: task.Name, BusAddress: task.SessionBus, IgnoreEnv: true}
+	t.Run("without", func(t *testing.T) {
+		c, err := Connect(ctx, o)
+		if err == nil {
+			c.Close()
+			t.Fatal("Connect with the process's $XAUTHORITY reached a display it has no cookie for")
+		}
+		if !errors.Is(err, a11y.ErrUnavailable) || !strings.Contains(err.Error(), "authentication refused") {
+			t.Errorf("Connect: %v, want the X server's refusal", err)
+		}
+	})
+	o.XAuthority = task.XAuthority
+	c, err := Connect(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	e := &env{d: task, c: c}
+	e.waitApp(t, ctx, app)
+	yes := e.find(t, ctx, app, a11y.Query{Name: "Yes", Exact: true, Role: "button"})
+	if yes.Role != "push button" || !yes.Has("enabled") || yes.Bounds.Empty() {
+		t.Errorf("zenity's Yes button read as %s %q %v %v", yes.Role, yes.Name, yes.States, yes.Bounds)
+	}
+	e.find(t, ctx, app, a11y.Query{Name: "read with its own cookie?", Exact: true, Role: "label"})
+}

@@ -14,6 +14,12 @@ type Options struct {
 	A11yAddress string
 	// XDisplay is the X display whose applications are read; "" = $DISPLAY.
 	XDisplay string
+	// XAuthority is the X authority file holding XDisplay's cookie; "" =
+	// $XAUTHORITY (else ~/.Xauthority). A private display with a cookie of its
+	// own (vision/xdisplay.Display.XAuthority, an eval task's display) needs it:
+	// the process's $XAUTHORITY names another display's cookie, and the X server
+	// refuses the connection.
+	XAuthority string
 	// IgnoreEnv leaves $AT_SPI_BUS_ADDRESS and $DBUS_SESSION_BUS_ADDRESS out of
 	// the search for the bus: set it when XDisplay is not this session's display
 	// (one given with --x-display, a private display), whose environment names

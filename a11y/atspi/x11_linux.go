@@ -29,8 +29,10 @@ type xwin struct {
 	bounds, frame image.Rectangle
 }
 
-func openX(name string) (*xview, error) {
-	c, err := xconn.Dial(name)
+// openX connects to display name with the cookie the authority file xauth
+// holds for it ("" = $XAUTHORITY).
+func openX(name, xauth string) (*xview, error) {
+	c, err := xconn.DialAuth(name, xauth)
 	if err != nil {
 		return nil, err
 	}

@@ -86,8 +86,41 @@ func TestJob(t *testing.T) {
 	if sc := pod.SecurityContext; sc == nil || sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot || sc.FSGroup == nil {
 		t.Errorf("pod securityContext %+v: run as non-root with an fsGroup for the volume", sc)
 	}
+	checkBoxable(t, pod, c)
 	if !slices.Contains(pvc.Spec.AccessModes, corev1.ReadWriteMany) {
 		t.Errorf("pvc access modes %v: pods on several nodes write to it", pvc.Spec.AccessModes)
+	}
+}
+
+// checkBoxable: the pod may make the tasks' bubblewrap boxes. bwrap unshares a
+// user namespace (refused by the runtimes' default seccomp and AppArmor
+// profiles) and mounts a /proc of its own, which the kernel allows only when
+// the container's /proc is not masked: procMount Unmasked, which Kubernetes
+// accepts only in a pod of its own user namespace (hostUsers false). Without
+// them every task fails with "box: bwrap did not start".
+func checkBoxable(t *testing.T, pod corev1.PodSpec, c corev1.Container) {
+	t.Helper()
+	if pod.HostUsers == nil || *pod.HostUsers {
+		t.Error("hostUsers must be false: procMount Unmasked needs the pod's own user namespace")
+	}
+	sc := c.SecurityContext
+	if sc == nil {
+		t.Fatal("the eval container has no securityContext")
+	}
+	if sc.ProcMount == nil || *sc.ProcMount != corev1.UnmaskedProcMount {
+		t.Errorf("procMount %v, want Unmasked: bwrap mounts a /proc of the box", sc.ProcMount)
+	}
+	if sc.SeccompProfile == nil || sc.SeccompProfile.Type != corev1.SeccompProfileTypeUnconfined {
+		t.Errorf("seccompProfile %+v, want Unconfined: the default profile refuses unshare(CLONE_NEWUSER)", sc.SeccompProfile)
+	}
+	if sc.AppArmorProfile == nil || sc.AppArmorProfile.Type != corev1.AppArmorProfileTypeUnconfined {
+		t.Errorf("appArmorProfile %+v, want Unconfined", sc.AppArmorProfile)
+	}
+	if sc.Privileged != nil && *sc.Privileged {
+		t.Error("the eval container must not be privileged: the box needs no more than the above")
+	}
+	if sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation {
+		t.Error("allowPrivilegeEscalation must be false")
 	}
 }
 

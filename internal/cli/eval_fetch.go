@@ -34,6 +34,7 @@ func inputsFor(dir string) (*eval.Inputs, error) {
 // newEvalFetchCmd is `deskpilot eval fetch SUITE [--cache DIR]`.
 func newEvalFetchCmd() *cobra.Command {
 	var cache string
+	var mirrors []string
 	cmd := &cobra.Command{
 		Use:   "fetch SUITE",
 		Short: "Download every file a suite's tasks need into the inputs cache, once",
@@ -43,17 +44,20 @@ the user's cache folder (~/.cache/deskpilot/inputs). Inputs already there and wh
 (their SHA-256 as recorded) are kept, partial downloads resumed, damaged ones
 fetched again. Each URL that fails is named with its error; the exit code is then 1.
 'deskpilot eval SUITE --cache DIR' afterwards reads the inputs from DIR and never
-from the network, so a cluster fetches once to a volume that every pod mounts.`,
+from the network, so a cluster fetches once to a volume that every pod mounts.
+--mirror FROM=TO fetches each URL starting with FROM from TO instead (the rest of
+the URL appended), keyed in the cache by the task's URL all the same.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runEvalFetch(cmd, args[0], cache)
+			return runEvalFetch(cmd, args[0], cache, mirrors)
 		},
 	}
 	cmd.Flags().StringVar(&cache, "cache", "", "the inputs cache folder (default: ~/.cache/deskpilot/inputs)")
+	cmd.Flags().StringArrayVar(&mirrors, "mirror", nil, "FROM=TO: fetch URLs starting with FROM from TO (repeatable; the first match wins)")
 	return cmd
 }
 
-func runEvalFetch(cmd *cobra.Command, suitePath, cache string) error {
+func runEvalFetch(cmd *cobra.Command, suitePath, cache string, mirrors []string) error {
 	s, err := eval.Load(suitePath)
 	if err != nil {
 		return &exitError{exitUsage, err}
@@ -61,6 +65,13 @@ func runEvalFetch(cmd *cobra.Command, suitePath, cache string) error {
 	in, err := inputsFor(cache)
 	if err != nil {
 		return &exitError{exitUsage, err}
+	}
+	for _, m := range mirrors {
+		mm, err := eval.ParseMirror(m)
+		if err != nil {
+			return &exitError{exitUsage, fmt.Errorf("eval fetch: %w", err)}
+		}
+		in.Mirrors = append(in.Mirrors, mm)
 	}
 	in.Offline = false
 	if cache == "" {

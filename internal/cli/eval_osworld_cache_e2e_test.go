@@ -1,0 +1,269 @@
+//go:build linux
+
+package cli
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"deskpilot/agent/llm/llmtest"
+	"deskpilot/eval"
+)
+
+// TestEvalOSWorldCachedInputs: a task that downloads its inputs reaches a
+// verdict once they are cached. eval/suites/osworld/test_cached.json names one
+// such task of every domain of OSWorld that has one here (verbatim, their
+// inputs on Google Drive). A local HTTP server serves a stand-in for each
+// input, made for its file type (a real xlsx, docx, pptx, JPEG, MP3 under
+// the task's .mp4 name, a zip or tar.gz holding what the task unpacks);
+// `deskpilot eval fetch --mirror` fills the cache from it, keyed by the
+// tasks' own URLs; then `deskpilot eval --cache` runs the tasks offline, with
+// a model that does nothing: each must reach a verdict (no status, no setup
+// error) and fail.
+func TestEvalOSWorldCachedInputs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs OSWorld tasks on private displays")
+	}
+	needTools(t, append(osworldApps, "thunderbird", "git", "unzip")...)
+	index := filepath.Join(osworldSuite, "test_cached.json")
+	s, err := eval.Load(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{} // request URI on the server → stand-in
+	var hosts []string
+	for _, task := range s.Tasks {
+		names := inputNames(t, task.ID)
+		urls := task.URLs()
+		if len(urls) == 0 {
+			t.Fatalf("%s downloads nothing", task.ID)
+		}
+		for _, raw := range urls {
+			u, err := url.Parse(raw)
+			if err != nil || names[raw] == "" {
+				t.Fatalf("%s: input %s: no file name (%v)", task.ID, raw, err)
+			}
+			files["/"+u.Host+u.RequestURI()] = standIn(t, names[raw])
+			if origin := u.Scheme + "://" + u.Host + "/"; !slices.Contains(hosts, origin) {
+				hosts = append(hosts, origin)
+			}
+		}
+	}
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		data, ok := files[r.URL.RequestURI()]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		hits.Add(1)
+		_, _ = w.Write(data)
+	}))
+	defer srv.Close()
+	isolate(t)
+	cache := filepath.Join(t.TempDir(), "inputs")
+	args := []string{"eval", "fetch", index, "--cache", cache}
+	for _, origin := range hosts {
+		args = append(args, "--mirror", origin+"="+srv.URL+"/"+strings.TrimPrefix(origin, "https://"))
+	}
+	_, stderr, code := runCLI(t.Context(), args...)
+	if code != 0 || int(hits.Load()) != len(files) {
+		t.Fatalf("eval fetch: exit %d, %d of %d inputs served\n%s", code, hits.Load(), len(files), stderr)
+	}
+	res, stderr := evalOSWorldCached(t, index, cache, len(s.Tasks))
+	for _, task := range s.Tasks {
+		r, ok := res[task.ID]
+		switch {
+		case !ok:
+			t.Errorf("%s: no result", task.ID)
+		case r.Status != "" || strings.HasPrefix(r.Error, "setup: "):
+			t.Errorf("%s: no verdict: status %q, error %q", task.ID, r.Status, r.Error)
+		case r.Correct:
+			t.Errorf("%s: passed with nothing done", task.ID)
+		default:
+			t.Logf("%s: fails (score %g) %s", task.ID, r.Score, r.Error)
+		}
+	}
+	if t.Failed() {
+		t.Logf("stderr:\n%s", stderr)
+	}
+}
+
+// evalOSWorldCached runs the index's tasks offline from the cache with a
+// model that does nothing.
+func evalOSWorldCached(t *testing.T, index, cache string, n int) (map[string]osworldResult, string) {
+	t.Helper()
+	m := newScriptedModel(t, map[string]policy{"": idlePolicy})
+	srv := llmtest.New(t, m.replies(2*n)...).URL
+	out := filepath.Join(t.TempDir(), "results")
+	stdout, stderr, code := runCLI(t.Context(), "eval", index, "--cache", cache, "--out", out, "--parallel", "2", "--json", "--yes",
+		"--base-url", srv, "--model", "scripted", "--max-steps", "2", "--timeout", "3m")
+	var sum struct {
+		Results []osworldResult `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &sum); err != nil || len(sum.Results) != n {
+		t.Fatalf("exit %d: %d results (%v)\nstderr:\n%s", code, len(sum.Results), err, stderr)
+	}
+	res := map[string]osworldResult{}
+	for _, r := range sum.Results {
+		res[r.ID] = r
+	}
+	return res, stderr
+}
+
+// inputNames maps each URL a task downloads to the file name it is saved
+// as (a download step's path, a cloud_file getter's dest), read from the task
+// file itself.
+func inputNames(t *testing.T, key string) map[string]string {
+	t.Helper()
+	domain, id, _ := strings.Cut(key, "/")
+	data, err := os.ReadFile(filepath.Join(osworldSuite, "examples", domain, id+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var task struct {
+		Config    []rawStep `json:"config"`
+		Evaluator struct {
+			Postconfig []rawStep       `json:"postconfig"`
+			Result     json.RawMessage `json:"result"`
+			Expected   json.RawMessage `json:"expected"`
+		} `json:"evaluator"`
+	}
+	if err := json.Unmarshal(data, &task); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, s := range append(task.Config, task.Evaluator.Postconfig...) {
+		for _, f := range s.Parameters.Files {
+			out[f.URL] = path.Base(f.Path)
+		}
+	}
+	for _, raw := range []json.RawMessage{task.Evaluator.Result, task.Evaluator.Expected} {
+		var gs []cloudGetter
+		if json.Unmarshal(raw, &gs) != nil {
+			var g cloudGetter
+			_ = json.Unmarshal(raw, &g)
+			gs = []cloudGetter{g}
+		}
+		for _, g := range gs {
+			if g.Type == "cloud_file" {
+				out[g.Path] = g.Dest
+			}
+		}
+	}
+	return out
+}
+
+type rawStep struct {
+	Parameters struct {
+		Files []struct {
+			URL  string `json:"url"`
+			Path string `json:"path"`
+		} `json:"files"`
+	} `json:"parameters"`
+}
+
+type cloudGetter struct {
+	Type string `json:"type"`
+	Path string `json:"path"`
+	Dest string `json:"dest"`
+}
+
+// standIn is a file of the type name says, for a task that downloads one:
+// files the real apps made (eval/checks/testdata), or archives holding what
+// the tasks unpack from theirs.
+func standIn(t *testing.T, name string) []byte {
+	t.Helper()
+	testdata := func(f string) []byte {
+		data, err := os.ReadFile(filepath.Join("../../eval/checks/testdata", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	switch ext := strings.ToLower(path.Ext(name)); {
+	case ext == ".xlsx":
+		return testdata("xlsx-same.xlsx")
+	case ext == ".docx":
+		return testdata("doc-word.docx")
+	case ext == ".pptx":
+		return testdata("ppt-same.pptx")
+	case ext == ".jpeg" || ext == ".jpg":
+		return testdata("img-base.jpg")
+	case ext == ".mp4" || ext == ".mp3":
+		return testdata("mp3-lame.mp3") // VLC finds the format by the content
+	case ext == ".sh":
+		return []byte("#!/bin/sh\necho stand-in\n")
+	case ext == ".zip":
+		// helloExtension.zip, binder.zip: a folder of the archive's name.
+		var b bytes.Buffer
+		z := zip.NewWriter(&b)
+		dir := strings.TrimSuffix(name, ext)
+		for f, body := range map[string]string{"README.md": "stand-in\n",
+			"manifest.json": `{"manifest_version": 3, "name": "stand-in", "version": "1.0"}`} {
+			w, err := z.Create(dir + "/" + f)
+			if err == nil {
+				_, err = w.Write([]byte(body))
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := z.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	case strings.HasSuffix(name, ".tar.gz"):
+		// thunderbird-profile.tar.gz: the profile OSWorld's tasks read,
+		// with the prefs.js a new Thunderbird profile has.
+		var b bytes.Buffer
+		gz := gzip.NewWriter(&b)
+		tw := tar.NewWriter(gz)
+		for f, body := range map[string][]byte{
+			".thunderbird/profiles.ini":                      []byte("[Profile0]\nName=default-release\nIsRelative=1\nPath=t5q2a5hp.default-release\nDefault=1\n\n[General]\nStartWithLastProfile=1\nVersion=2\n"),
+			".thunderbird/t5q2a5hp.default-release/prefs.js": testdata("tb-prefs-fresh.js"),
+		} {
+			if err := tw.WriteHeader(&tar.Header{Name: f, Mode: 0o644, Size: int64(len(body))}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tw.Write(body); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := tw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := gz.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	t.Fatalf("no stand-in for %s", name)
+	return nil
+}
+
+// TestEvalFetchMirrorUsage: a --mirror that is not FROM=TO with two http(s)
+// URLs is a usage error, before anything is fetched.
+func TestEvalFetchMirrorUsage(t *testing.T) {
+	isolate(t)
+	for _, bad := range []string{"https://drive.google.com/", "https://a/=/local/copies", "file:///a=http://b/"} {
+		_, stderr, code := runCLI(t.Context(), "eval", "fetch", filepath.Join(osworldSuite, "test_cached.json"),
+			"--cache", t.TempDir(), "--mirror", bad)
+		if code != exitUsage || !strings.Contains(stderr, "want FROM=TO") {
+			t.Errorf("--mirror %q: exit %d, want %d; stderr:\n%s", bad, code, exitUsage, stderr)
+		}
+	}
+}
