@@ -136,33 +136,8 @@ func TestMCPRunCodeRounds2026(t *testing.T) {
 // without a state: each an invalid-params error, nothing launched. The
 // true retry then launches; the same state a second time is refused.
 func TestMCPRoundsRefuseForeignRetries(t *testing.T) {
-	traces, env := mcpEnv(t)
-	bin, err := binary()
-	if err != nil {
-		t.Fatal(err)
-	}
 	file := filepath.Join(t.TempDir(), "launched")
-	cmd := exec.Command(bin, "--trace-dir", traces, "mcp")
-	for k, v := range env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "deskpilot-go-host", Version: "1"}, &mcp.ClientOptions{
-		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
-		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			t.Error("the server sent elicitation/create on 2026-07-28")
-			return &mcp.ElicitResult{Action: "decline"}, nil
-		},
-	})
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
-	defer cancel()
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
-		t.Fatalf("negotiated %s", v)
-	}
+	cs, ctx := goHost(t)
 	code := map[string]any{"code": fmt.Sprintf("print(launch(%q))", "touch "+file)}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_code", Arguments: code})
 	if err != nil {
@@ -213,4 +188,64 @@ func toolText(r *mcp.CallToolResult) string {
 		}
 	}
 	return b.String()
+}
+
+// A question the host never answers holds the desktop only for
+// --answer-wait: then it counts as refused, the call ends, its state is
+// refused, and the next call gets the desktop.
+func TestMCPRoundsAnswerWait(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "launched")
+	cs, ctx := goHost(t, "--answer-wait", "2s")
+	code := map[string]any{"code": fmt.Sprintf("print(launch(%q))", "touch "+file)}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_code", Arguments: code})
+	if err != nil || !res.NeedsInput() {
+		t.Fatalf("the launch did not ask: %v %+v", err, res)
+	}
+	time.Sleep(3 * time.Second)
+	allow := mcp.InputResponseMap{"deskpilot": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"allow": true}}}
+	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_code", Arguments: code, InputResponses: allow, RequestState: res.RequestState})
+	var werr *jsonrpc.Error
+	if !errors.As(err, &werr) || !strings.Contains(werr.Message, "expired") {
+		t.Errorf("an answer past the wait: %v", err)
+	}
+	next, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_code", Arguments: map[string]any{"code": "print('free')"}})
+	if err != nil || !strings.Contains(toolText(next), "free") {
+		t.Fatalf("the call after the expired one: %v %+v", err, next)
+	}
+	if _, err := os.Stat(file); err == nil {
+		t.Error("the unanswered launch ran")
+	}
+}
+
+// goHost connects the Go SDK's client, its automatic rounds off, to
+// `deskpilot mcp` over stdio, on revision 2026-07-28.
+func goHost(t *testing.T, args ...string) (*mcp.ClientSession, context.Context) {
+	t.Helper()
+	traces, env := mcpEnv(t)
+	bin, err := binary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, append([]string{"--trace-dir", traces, "mcp"}, args...)...)
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "deskpilot-go-host", Version: "1"}, &mcp.ClientOptions{
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			t.Error("the server sent elicitation/create on 2026-07-28")
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		},
+	})
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	t.Cleanup(cancel)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+		t.Fatalf("negotiated %s", v)
+	}
+	return cs, ctx
 }
