@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -17,6 +18,7 @@ import (
 
 func newMCPCmd(s *settings) *cobra.Command {
 	var addr, token string
+	var answerWait time.Duration
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve the desktop to an agent host over the Model Context Protocol",
@@ -41,7 +43,7 @@ DESKPILOT_MCP_TOKEN); with a token every request must carry Authorization: Beare
 			if err != nil {
 				return err
 			}
-			srv := s.mcpServer(cfg)
+			srv := s.mcpServer(cfg, answerWait)
 			defer srv.Close()
 			if addr == "" {
 				return srv.ServeStdio(cmd.Context(), os.Stdin, os.Stdout)
@@ -58,6 +60,8 @@ DESKPILOT_MCP_TOKEN); with a token every request must carry Authorization: Beare
 	}
 	cmd.Flags().StringVar(&addr, "http", "", "serve streamable HTTP on this address (host:port) instead of standard input and output")
 	cmd.Flags().StringVar(&token, "token", "", "bearer token every HTTP request must carry (default $"+mcpserve.TokenEnv+")")
+	cmd.Flags().DurationVar(&answerWait, "answer-wait", 10*time.Minute,
+		"on MCP revision 2026-07-28 and later, how long a call that asked the host's person waits, with the desktop held, for the answer; then the question counts as refused and the call ends")
 	cmd.AddCommand(newMCPInstallCmd(s, true), newMCPInstallCmd(s, false))
 	return cmd
 }
@@ -65,11 +69,12 @@ DESKPILOT_MCP_TOKEN); with a token every request must carry Authorization: Beare
 // mcpServer is the MCP server for cfg: each session and each run_task gets
 // an agent wired as `deskpilot run` wires one, and registers for deskpilot
 // stop.
-func (s *settings) mcpServer(cfg config.Config) *mcpserve.Server {
+func (s *settings) mcpServer(cfg config.Config, answerWait time.Duration) *mcpserve.Server {
 	ctl := s.control(cfg)
 	return mcpserve.New(mcpserve.Options{
-		Version: s.version,
-		Log:     stderrLog(),
+		Version:    s.version,
+		AnswerWait: answerWait,
+		Log:        stderrLog(),
 		Open: func(ctx context.Context, o mcpserve.RunOptions) (*mcpserve.Wired, error) {
 			c := cfg
 			if o.Task != "" {

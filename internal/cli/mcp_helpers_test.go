@@ -60,6 +60,12 @@ func mcpEnv(t *testing.T) (traces string, env map[string]string) {
 // returns the JSON line each step printed.
 func host(t *testing.T, plan map[string]any) []map[string]any {
 	t.Helper()
+	return hostWith(t, "client.mjs", plan)
+}
+
+// hostWith runs plan with the host script in test/node named script.
+func hostWith(t *testing.T, script string, plan map[string]any) []map[string]any {
+	t.Helper()
 	dir := nodeDir(t)
 	data, err := json.Marshal(plan)
 	if err != nil {
@@ -67,7 +73,7 @@ func host(t *testing.T, plan map[string]any) []map[string]any {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", filepath.Join(dir, "client.mjs"), string(data))
+	cmd := exec.CommandContext(ctx, "node", filepath.Join(dir, script), string(data))
 	cmd.Dir = dir
 	cmd.WaitDelay = 5 * time.Second // a server the client left behind may hold its output open
 	var stderr strings.Builder

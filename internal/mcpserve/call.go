@@ -2,6 +2,7 @@ package mcpserve
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -19,7 +20,7 @@ const MaxCode = 256 << 10
 // addTools registers the primitives, run_code and run_task.
 func (s *Server) addTools() {
 	for _, t := range catalogueTools() {
-		s.mcp.AddTool(toolFor(t), s.primitive(t))
+		s.mcp.AddTool(toolFor(t), s.withRounds(s.primitive(t)))
 	}
 	s.mcp.AddTool(&mcp.Tool{
 		Name: toolRunCode,
@@ -31,8 +32,8 @@ func (s *Server) addTools() {
 		InputSchema: map[string]any{"type": "object", "additionalProperties": false, "required": []string{"code"},
 			"properties": map[string]any{"code": map[string]any{"type": "string", "description": "the Starlark code"}}},
 		Annotations: &mcp.ToolAnnotations{Title: "run code"},
-	}, s.runCode)
-	s.mcp.AddTool(taskTool(), s.runTask)
+	}, s.withRounds(s.runCode))
+	s.mcp.AddTool(taskTool(), s.withRounds(s.runTask))
 }
 
 // primitive is the handler of one builtin's tool.
@@ -118,9 +119,8 @@ func (st *session) call(ctx context.Context, tool, code string, shot bool) (*mcp
 				}
 			}
 		},
-		Ask:     st.ask,
-		Confirm: st.confirm,
 	}
+	hooks.Ask, hooks.Confirm = st.questions(ctx)
 	con.Fresh() // what the person did between calls is theirs
 	st.setCall(tool, con.CancelBlock, nil)
 	defer st.setCall("", nil, nil)
@@ -211,8 +211,8 @@ var errNoElicitation = fmt.Errorf("the MCP host cannot ask the person (it offers
 // canElicit reports whether the host asks its person mid-call: it declared
 // form elicitation (an empty elicitation capability means form; one with
 // only url mode cannot show a form), on a protocol that allows a server to
-// ask while it serves a call (before 2026-07-28, where questions ride on the
-// call's result). The official TypeScript SDK negotiates 2025-11-25.
+// ask while it serves a call (before 2026-07-28; from it on questions ride
+// on the call's result, see trip).
 func (st *session) canElicit() bool {
 	ip := st.ss.InitializeParams()
 	if ip == nil || ip.Capabilities == nil || ip.Capabilities.Elicitation == nil || ip.ProtocolVersion >= "2026-07-28" {
@@ -222,18 +222,32 @@ func (st *session) canElicit() bool {
 	return e.Form != nil || e.URL == nil
 }
 
+// questions are the Ask and Confirm hooks of a call served under ctx: its
+// questions go to the host's person as the call's revision allows.
+func (st *session) questions(ctx context.Context) (ask func(context.Context, string) (string, error), confirm func(context.Context, string) (bool, error)) {
+	t := tripOf(ctx)
+	bind := func(c context.Context) context.Context {
+		if t != nil {
+			return context.WithValue(c, tripKey{}, t)
+		}
+		return c
+	}
+	return func(c context.Context, q string) (string, error) { return st.ask(bind(c), q) },
+		func(c context.Context, a string) (bool, error) { return st.confirm(bind(c), a) }
+}
+
 // confirm asks the host's person to approve action; a host without
 // elicitation gets a refusal, never an approval.
 func (st *session) confirm(ctx context.Context, action string) (bool, error) {
-	if !st.canElicit() {
-		return false, errNoElicitation
-	}
-	res, err := st.ss.Elicit(ctx, &mcp.ElicitParams{
+	res, err := st.elicit(ctx, &mcp.ElicitParams{
 		Message: st.redact("deskpilot asks for your approval: " + action),
 		RequestedSchema: map[string]any{"type": "object", "required": []string{"allow"}, "properties": map[string]any{
 			"allow": map[string]any{"type": "boolean", "title": "Allow", "description": "true lets deskpilot do it"}}},
 	})
 	if err != nil {
+		if errors.Is(err, errNoElicitation) {
+			return false, err
+		}
 		return false, fmt.Errorf("elicitation: %w", err)
 	}
 	if res.Action != "accept" {
@@ -245,14 +259,14 @@ func (st *session) confirm(ctx context.Context, action string) (bool, error) {
 
 // ask puts ask_user's question to the host's person.
 func (st *session) ask(ctx context.Context, question string) (string, error) {
-	if !st.canElicit() {
-		return "", fmt.Errorf("nobody can answer: the MCP host offers no elicitation; decide yourself or end with final_answer and say what you need")
-	}
-	res, err := st.ss.Elicit(ctx, &mcp.ElicitParams{
+	res, err := st.elicit(ctx, &mcp.ElicitParams{
 		Message: st.redact(question),
 		RequestedSchema: map[string]any{"type": "object", "required": []string{"answer"}, "properties": map[string]any{
 			"answer": map[string]any{"type": "string", "title": "Answer"}}},
 	})
+	if errors.Is(err, errNoElicitation) {
+		return "", fmt.Errorf("nobody can answer: the MCP host offers no elicitation; decide yourself or end with final_answer and say what you need")
+	}
 	if err != nil {
 		return "", fmt.Errorf("elicitation: %w", err)
 	}

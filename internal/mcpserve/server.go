@@ -23,6 +23,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -63,6 +64,11 @@ type Options struct {
 	// Log receives operational logs (never arguments, images or secrets);
 	// nil discards them.
 	Log *slog.Logger
+	// AnswerWait is how long a call on revision 2026-07-28 or later waits,
+	// parked with the desktop held, for the host to call again with the
+	// answer to its question; past it the question counts as refused and
+	// the call ends. 0 = 10 minutes.
+	AnswerWait time.Duration
 }
 
 // Server is deskpilot's MCP server. One Server serves any number of

@@ -42,6 +42,9 @@ type session struct {
 	agentRef *agent.Agent   // its agent, so Stop lets go of held keys and buttons
 	shot     []byte         // the latest screenshot as sent, mime its type
 	mime     string
+
+	tripMu sync.Mutex
+	parked map[string]*parked // calls waiting for the host's answer, by requestState
 }
 
 func newSession(s *Server, ss *mcp.ServerSession) *session {
@@ -177,6 +180,7 @@ func (st *session) openConsole(ctx context.Context) (*agent.Console, error) {
 // end stops what runs, writes the trace and releases the desktop.
 func (st *session) end() {
 	st.stop()
+	st.endTrips()
 	st.cancel()
 	st.mu.Lock()
 	defer st.mu.Unlock()

@@ -130,9 +130,8 @@ func (s *Server) runTask(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 				go st.takenOver(ctx, r, p.Reason)
 			}
 		},
-		Ask:     st.ask,
-		Confirm: st.confirm,
 	}
+	hooks.Ask, hooks.Confirm = st.questions(ctx)
 	runMu.Lock()
 	run = w.Agent.Start(ctx, a.Task, hooks)
 	runMu.Unlock()
@@ -186,10 +185,10 @@ func (st *session) redactWith(w *Wired, s string) string { return w.Agent.Redact
 // stops it); otherwise the run waits, paused, for the strip's Resume or the
 // host's cancellation.
 func (st *session) takenOver(ctx context.Context, run *agent.Session, reason string) {
-	if run == nil || !st.canElicit() {
+	if run == nil || (tripOf(ctx) == nil && !st.canElicit()) {
 		return
 	}
-	res, err := st.ss.Elicit(ctx, &mcp.ElicitParams{
+	res, err := st.elicit(ctx, &mcp.ElicitParams{
 		Message: fmt.Sprintf("deskpilot paused the task: %s. Let it continue on the desktop as it is now?", reason),
 		RequestedSchema: map[string]any{"type": "object", "required": []string{"continue"}, "properties": map[string]any{
 			"continue": map[string]any{"type": "boolean", "title": "Continue"}}},
@@ -211,7 +210,8 @@ func (st *session) takenOver(ctx context.Context, run *agent.Session, reason str
 type progress struct {
 	ctx   context.Context
 	ss    *mcp.ServerSession
-	token any
+	token any   // the call's progress token; nil = the host wants none
+	trip  *trip // on revisions where questions ride on results, the token of each round
 	a     *agent.Agent
 	max   int
 	out   chan *mcp.ProgressNotificationParams
@@ -224,7 +224,7 @@ type progress struct {
 }
 
 func newProgress(ctx context.Context, req *mcp.CallToolRequest, a *agent.Agent) *progress {
-	p := &progress{ctx: ctx, ss: req.Session, token: req.Params.GetProgressToken(), a: a, max: a.Config.MaxSteps,
+	p := &progress{ctx: ctx, ss: req.Session, token: req.Params.GetProgressToken(), trip: tripOf(ctx), a: a, max: a.Config.MaxSteps,
 		out: make(chan *mcp.ProgressNotificationParams, 64), done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
@@ -242,7 +242,7 @@ func (p *progress) close() {
 
 // event folds one event; a step's end sends its notification.
 func (p *progress) event(e agent.Event) {
-	if p.token == nil {
+	if p.trip == nil && p.token == nil {
 		return
 	}
 	p.mu.Lock()
@@ -282,7 +282,14 @@ func (p *progress) event(e agent.Event) {
 // send queues a notification; progress never goes back (-1 keeps it).
 func (p *progress) send(step float64, msg string) {
 	p.last = max(p.last, step)
-	n := &mcp.ProgressNotificationParams{ProgressToken: p.token, Message: msg, Progress: p.last}
+	token := p.token
+	if p.trip != nil {
+		token = p.trip.progressToken()
+	}
+	if token == nil {
+		return
+	}
+	n := &mcp.ProgressNotificationParams{ProgressToken: token, Message: msg, Progress: p.last}
 	if p.max > 0 {
 		n.Total = float64(p.max)
 	}
