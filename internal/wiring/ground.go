@@ -195,7 +195,7 @@ func openGround(cfg config.Config, bounds image.Rectangle, o Options) *groundEng
 		}
 	}
 	foreign := cfg.XDisplay != "" && cfg.XDisplay != o.lookup("DISPLAY")
-	g.elements = newElements(atspi.Options{XDisplay: cfg.XDisplay, Bounds: bounds, IgnoreEnv: foreign})
+	g.elements = newElements(atspi.Options{XDisplay: cfg.XDisplay, XAuthority: o.XAuthority, Bounds: bounds, IgnoreEnv: foreign})
 	return g
 }
 

@@ -1,6 +1,7 @@
 package wiring
 
 import (
+	"deskpilot/vision/xdisplay"
 	"fmt"
 	"image"
 	"regexp"
@@ -241,5 +242,28 @@ func TestGroundTreeUnavailable(t *testing.T) {
 		if !strings.Contains(obs, want) {
 			t.Errorf("observation lacks %q:\n%s", want, obs)
 		}
+	}
+}
+
+// A display whose cookie is not the process's $XAUTHORITY (an eval task's
+// private display): find_elements reads its tree with the display's own
+// authority file, as the screen and the input do.
+func TestGroundTreeWithTheDisplaysAuthority(t *testing.T) {
+	k := startDesk(t, image.Pt(1280, 800), true)
+	k.start(t, "zenity", "--question", "--title", "Authority", "--text", "Read my tree?")
+	other, err := xdisplay.Start(t.Context(), xdisplay.Options{NoWindowManager: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = other.Close() })
+	t.Setenv("XAUTHORITY", other.XAuthority) // another display's cookie
+	fin, srv := k.runWith(t, config.Settings{}, Options{OCR: newOCR(t), XAuthority: k.d.XAuthority}, "List the buttons",
+		code(`wait(2)
+print([b.name for b in find_elements(role="push button")])`), code(`final_answer("listed")`))
+	if fin.Outcome != agent.Answered {
+		t.Fatalf("run %+v", fin)
+	}
+	if obs := lastText(t, srv, 1); !strings.Contains(obs, `"Yes"`) {
+		t.Errorf("the tree was not read with the display's authority:\n%s", obs)
 	}
 }

@@ -95,6 +95,12 @@ func (k *desk) element(t testing.TB, app *xdisplay.App, q a11y.Query) a11y.Eleme
 // and runs task against a model that answers with replies.
 func (k *desk) run(t *testing.T, s config.Settings, reader *ocr.Reader, task string, replies ...llmtest.Reply) (agent.Finished, *llmtest.Server) {
 	t.Helper()
+	return k.runWith(t, s, Options{OCR: reader}, task, replies...)
+}
+
+// runWith is run with the wiring's options o.
+func (k *desk) runWith(t *testing.T, s config.Settings, o Options, task string, replies ...llmtest.Reply) (agent.Finished, *llmtest.Server) {
+	t.Helper()
 	srv := llmtest.New(t, replies...)
 	s.BaseURL, s.Model, s.APIKeyEnv, s.TraceDir, s.XDisplay = srv.URL, "scripted-vlm", config.NoKey, t.TempDir(), k.d.Name
 	s.MaxSteps = max(s.MaxSteps, 6)
@@ -105,7 +111,7 @@ func (k *desk) run(t *testing.T, s config.Settings, reader *ocr.Reader, task str
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
-	ready, err := Open(ctx, cfg, Options{OCR: reader})
+	ready, err := Open(ctx, cfg, o)
 	if err != nil {
 		t.Fatal(err)
 	}
