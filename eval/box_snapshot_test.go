@@ -139,12 +139,12 @@ func TestBoxVLCFirstRun(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 			defer cancel()
-			ws, err := b.d.WaitWindows(ctx, 1)
-			if err != nil {
+			if _, err := b.d.WaitWindows(ctx, 1); err != nil {
 				t.Fatal(err)
 			}
 			time.Sleep(2 * time.Second) // a dialog VLC shows after its window
-			if ws, err = b.d.Windows(t.Context()); err != nil {
+			ws, err := b.d.Windows(t.Context())
+			if err != nil {
 				t.Fatal(err)
 			}
 			var titles []string
