@@ -430,59 +430,10 @@ func TestWlrootsHolds(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "typed.txt")
 	startOn(t, s, "foot", "sh", "-c", "cat > "+file)
 	d := openWlrootsTest(t, s, false)
-	h, ok := d.Input().(actions.Holder)
-	if !ok {
-		t.Fatalf("the wlroots input %T cannot hold keys or buttons", d.Input())
-	}
-	in := d.Input()
-	shift := combo(t, "shift")
-	if err := h.KeyDown(t.Context(), shift); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []string{"x", "y"} {
-		if err := in.Press(t.Context(), combo(t, c)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := h.KeyUp(t.Context(), shift); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []string{"z", "enter"} {
-		if err := in.Press(t.Context(), combo(t, c)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if got := waitFileHolds(t, file, "XYz\n"); got != "XYz\n" {
-		t.Errorf("the file holds %q, want XYz and a newline: shift held for x and y only", got)
-	}
+	checkHoldsKeys(t, d, file)
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
-
 	a, w := startOn(t, s, "zenity", "--entry", "--text", "Press OK", "--entry-text", "held")
-	d = openWlrootsTest(t, s, false)
-	h = d.Input().(actions.Holder)
-	ok2 := rootOf(w.Rect.Max.Sub(image.Pt(54, 25)), 1)
-	if err := h.ButtonDown(t.Context(), ok2, actions.Left); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.ButtonDown(t.Context(), ok2, actions.Left); err == nil {
-		t.Error("a second ButtonDown of the held button succeeded")
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
-	defer cancel()
-	if out, err := a.Wait(ctx); err == nil {
-		t.Fatalf("zenity exited on the press alone, printing %q: the button was not held", out)
-	}
-	if err := h.ButtonUp(t.Context(), ok2, actions.Left); err != nil {
-		t.Fatal(err)
-	}
-	ctx2, cancel2 := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel2()
-	if out, err := a.Wait(ctx2); err != nil || out != "held\n" {
-		t.Fatalf("zenity printed %q (%v) after the release at %v", out, err, ok2)
-	}
-	if err := h.ButtonUp(t.Context(), ok2, actions.Left); err == nil || !strings.Contains(err.Error(), "not down") {
-		t.Errorf("ButtonUp with nothing down: %v", err)
-	}
+	checkHoldsButton(t, openWlrootsTest(t, s, false), a, rootOf(w.Rect.Max.Sub(image.Pt(54, 25)), 1))
 }
