@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -436,4 +437,54 @@ func TestWlrootsHolds(t *testing.T) {
 	}
 	a, w := startOn(t, s, "zenity", "--entry", "--text", "Press OK", "--entry-text", "held")
 	checkHoldsButton(t, openWlrootsTest(t, s, false), a, rootOf(w.Rect.Max.Sub(image.Pt(54, 25)), 1))
+}
+
+// TestWlrootsPeerWindows: a desktop told of a peer (another deskpilot
+// process that shows windows; zenity stands in for the app) finds the
+// peer's window through sway's tree and counts it as its own, and not the
+// window of a process that is no peer. The peers are asked only when a
+// window is new.
+func TestWlrootsPeerWindows(t *testing.T) {
+	s := startSway(t, wldisplay.SwayOptions{Width: 1280, Height: 720})
+	peer, _ := startOn(t, s, "zenity", "--entry", "--text", "the app stands in")
+	stranger, _ := startOn(t, s, "foot")
+	var asked atomic.Int32
+	d := openTest(t, Options{Backend: "wlroots", Wayland: s.Socket, Peers: func() []int {
+		asked.Add(1)
+		return []int{peer.PID()}
+	}})
+	ws, err := s.Windows(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pw, sw image.Rectangle
+	for _, w := range ws {
+		switch w.PID {
+		case peer.PID():
+			pw = w.Rect
+		case stranger.PID():
+			sw = w.Rect
+		}
+	}
+	if pw.Empty() || sw.Empty() {
+		t.Fatalf("sway shows %+v", ws)
+	}
+	got := d.OwnWindows()
+	if len(got) != 1 || got[0] != pw {
+		t.Fatalf("own windows %v, want the peer's %v only (the stranger's is %v)", got, pw, sw)
+	}
+	n := asked.Load()
+	for range 3 {
+		d.OwnWindows()
+	}
+	if asked.Load() != n {
+		t.Errorf("the peers were asked %d more times with no new window", asked.Load()-n)
+	}
+	// The peer's window closed is gone from the list.
+	peer.Stop()
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end) && len(d.OwnWindows()) > 0; time.Sleep(20 * time.Millisecond) {
+	}
+	if got := d.OwnWindows(); len(got) != 0 {
+		t.Errorf("after the peer quit, own windows %v", got)
+	}
 }
