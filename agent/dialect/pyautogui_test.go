@@ -10,6 +10,7 @@ import (
 
 	"go.starlark.net/starlark"
 
+	"deskpilot/actions"
 	"deskpilot/agent/script"
 	"deskpilot/vision"
 )
@@ -315,5 +316,44 @@ func TestPyAutoGUISpacesInPrompt(t *testing.T) {
 	}
 	if _, err := New("pyautogui", Options{PyAutoGUICoords: "percent"}); err == nil || !strings.Contains(err.Error(), "smart") {
 		t.Errorf("bad pyautogui_coords: %v", err)
+	}
+}
+
+// On a desktop that cannot keep a button down (the robotgo backend), a
+// mouseDown remembered in one program and released in a later one is a
+// clear error for the model, not a drag that silently never happened.
+func TestPyAutoGUIMouseDownThatCannotHold(t *testing.T) {
+	rc := newRecCaller(t)
+	noHold := func(th *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		v, err := rc.call(th, name, args, kwargs)
+		if name == "mouse_down" || name == "mouse_up" {
+			return nil, fmt.Errorf("%s: %w; use drag(x1, y1, x2, y2) to drag within one block", name, actions.ErrCannotHold)
+		}
+		return v, err
+	}
+	mods := PyAutoGUI{}.Modules(noHold)
+	exec := func(code string) error {
+		_, err := starlark.ExecFileOptions(pyFileOptions(), &starlark.Thread{}, "b.py", code, mods)
+		return err
+	}
+	if err := exec("pyautogui.mouseDown(1, 2)"); err != nil {
+		t.Fatal(err)
+	}
+	err := exec("pyautogui.mouseUp(5, 6)")
+	if err == nil || !strings.Contains(err.Error(), "mouseDown(1, 2) of an earlier reply pressed nothing") ||
+		!strings.Contains(err.Error(), actions.ErrCannotHold.Error()) {
+		t.Errorf("mouseUp after a lost mouseDown: %v", err)
+	}
+	// Said once; a mouseUp with nothing remembered releases nothing.
+	if err := exec("pyautogui.mouseUp(5, 6)"); err != nil {
+		t.Errorf("a second mouseUp: %v", err)
+	}
+	// In one program the drag is done from the remembered point.
+	if err := exec("pyautogui.mouseDown(1, 2)\npyautogui.mouseUp(5, 6)"); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"mouse_down(1, 2)", "move(1, 2)", "mouse_up(5, 6)", "mouse_up(5, 6)", "mouse_down(1, 2)", "move(1, 2)", "drag(1, 2, 5, 6)"}
+	if !slices.Equal(rc.calls, want) {
+		t.Errorf("calls = %q, want %q", rc.calls, want)
 	}
 }

@@ -211,7 +211,9 @@ func (m *pyState) dragTo(th *starlark.Thread, name string, args starlark.Tuple, 
 // later moveTo drags and a mouseUp, in this program or a later one, drops:
 // a drag over several replies, as pyautogui does it. With keys held by
 // keyDown, or on a desktop whose input cannot keep a button down, it
-// remembers the point instead, and this program's mouseUp drags from it.
+// remembers the point instead, and this program's mouseUp drags from it
+// (a later program's mouseUp says the press did nothing: never a silent
+// no-op).
 func (m *pyState) mouseDown(th *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	m.begin(th)
 	x, y, button, ignore := starlark.Value(starlark.None), starlark.Value(starlark.None), "left", starlark.Value(nil)
@@ -222,6 +224,7 @@ func (m *pyState) mouseDown(th *starlark.Thread, name string, args starlark.Tupl
 	if b, err := mouseButton(button); err != nil || b != "left" {
 		return nil, fmt.Errorf("only the left button can be held, got %q", button)
 	}
+	m.lost = nil
 	moveFirst := x != starlark.None || y != starlark.None
 	x, y, err := m.point(th, x, y)
 	if err != nil {
@@ -256,11 +259,15 @@ func (m *pyState) mouseUp(th *starlark.Thread, name string, args starlark.Tuple,
 	if err != nil {
 		return nil, err
 	}
-	down := m.down
-	m.down = nil
+	down, lost := m.down, m.lost
+	m.down, m.lost = nil, nil
 	if down == nil {
 		_, err := m.call(th, "mouse_up", starlark.Tuple{x, y}, nil)
 		if err != nil && cannotHold(err) {
+			if lost != nil {
+				return nil, fmt.Errorf("the mouseDown(%v, %v) of an earlier reply pressed nothing: %w; "+
+					"call mouseDown, moveTo and mouseUp in one reply, or use dragTo", lost[0], lost[1], actions.ErrCannotHold)
+			}
 			return starlark.None, nil // nothing can be down: nothing to release
 		}
 		return starlark.None, err

@@ -72,6 +72,11 @@ type pyState struct {
 	thread *starlark.Thread
 	held   heldKeys
 	down   starlark.Tuple // where mouseDown pressed, nil when no button is down
+	// lost is where the mouseDown of an earlier program was remembered but
+	// pressed nothing (keys were held, or the desktop cannot keep a button
+	// down) and its program ended without a mouseUp; nil = none. A later
+	// mouseUp says so instead of doing nothing.
+	lost starlark.Tuple
 }
 
 // begin returns the state for th, reset when a new program (thread) starts.
@@ -79,6 +84,9 @@ func (m *pyState) begin(th *starlark.Thread) *pyState {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.thread != th {
+		if m.down != nil {
+			m.lost = m.down
+		}
 		m.thread, m.held, m.down = th, heldKeys{}, nil
 	}
 	return m

@@ -136,3 +136,23 @@ func TestGnomeTypeUnicode(t *testing.T) {
 		t.Fatalf("zenity printed %q (%v), want %q", out, err, text+"\n")
 	}
 }
+
+// TestGnomeHolds is TestWlrootsHolds on Mutter's RemoteDesktop: Shift held
+// across two key presses types "XY" into foot, and zenity's OK acts only on
+// the ButtonUp.
+func TestGnomeHolds(t *testing.T) {
+	m := startMutter(t, wldisplay.MutterOptions{})
+	file := filepath.Join(t.TempDir(), "typed.txt")
+	foot := startIn(t, m, "foot", "sh", "-c", "cat > "+file)
+	d := openGnomeTest(t, m)
+	lightBox(t, d, 40) // foot's title bar is up
+	checkHoldsKeys(t, d, file)
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	foot.Stop()
+	a := startIn(t, m, "zenity", "--entry", "--text", "Press OK", "--entry-text", "held")
+	d = openGnomeTest(t, m)
+	box := lightBox(t, d, 150)
+	checkHoldsButton(t, d, a, actions.Point{X: box.Max.X - 54, Y: box.Max.Y - 25})
+}

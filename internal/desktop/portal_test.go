@@ -112,9 +112,11 @@ func save(t *testing.T, f *image.RGBA, name string) {
 	}
 }
 
-func TestPortalConsentAndInput(t *testing.T) {
-	m := startMutter(t, wldisplay.MutterOptions{Portal: true})
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+// openPortalConsented opens the portal backend on m, answering
+// portal-gnome's consent dialog as the person would: the harness turns on
+// "Allow remote interaction" and clicks Share.
+func openPortalConsented(t *testing.T, m *wldisplay.Mutter) *Desktop {
+	t.Helper()
 	h := newHarness(t, m)
 	type opened struct {
 		d   *Desktop
@@ -148,8 +150,14 @@ func TestPortalConsentAndInput(t *testing.T) {
 	if got.err != nil {
 		t.Fatal(got.err)
 	}
-	d := got.d
-	defer d.Close()
+	t.Cleanup(func() { got.d.Close() })
+	return got.d
+}
+
+func TestPortalConsentAndInput(t *testing.T) {
+	m := startMutter(t, wldisplay.MutterOptions{Portal: true})
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	d := openPortalConsented(t, m)
 	if d.Backend() != "portal" || d.Target().Bounds != image.Rect(0, 0, 1280, 720) {
 		t.Fatalf("backend %s, target %v", d.Backend(), d.Target().Bounds)
 	}
@@ -202,4 +210,19 @@ func TestPortalTokenIsPrivate(t *testing.T) {
 	if dir, _ := os.Stat(filepath.Dir(path)); dir.Mode().Perm() != 0o700 {
 		t.Errorf("token dir %v", dir.Mode())
 	}
+}
+
+// TestPortalHolds is TestGnomeHolds through the portal's RemoteDesktop.
+func TestPortalHolds(t *testing.T) {
+	m := startMutter(t, wldisplay.MutterOptions{Portal: true})
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	d := openPortalConsented(t, m)
+	file := filepath.Join(t.TempDir(), "typed.txt")
+	foot := startIn(t, m, "foot", "sh", "-c", "cat > "+file)
+	lightBox(t, d, 40) // foot's title bar is up
+	checkHoldsKeys(t, d, file)
+	foot.Stop()
+	a := startIn(t, m, "zenity", "--entry", "--text", "Press OK", "--entry-text", "held")
+	box := lightBox(t, d, 150)
+	checkHoldsButton(t, d, a, actions.Point{X: box.Max.X - 54, Y: box.Max.Y - 25})
 }

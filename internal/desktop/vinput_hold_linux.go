@@ -39,12 +39,15 @@ func (in *vinput) KeyDown(ctx context.Context, c actions.Combo) error {
 }
 
 // KeyUp releases the keys of c this input holds, in reverse order; the
-// others are left alone.
+// others are left alone. It works after ctx is done (Stop), as ReleaseAll
+// and the X11 robot's KeyUp do: a held key must not outlive its run.
 func (in *vinput) KeyUp(ctx context.Context, c actions.Combo) error {
 	syms, err := comboSyms(c)
 	if err != nil {
 		return in.errorf("key up: %w", err)
 	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), openTimeout)
+	defer cancel()
 	if err := in.begin(ctx); err != nil {
 		return in.errorf("key up %s: %w", c, err)
 	}
@@ -58,7 +61,7 @@ func (in *vinput) KeyUp(ctx context.Context, c actions.Combo) error {
 	if err := errors.Join(errs...); err != nil {
 		return in.errorf("key up %s: %w", c, err)
 	}
-	return in.dev.flush(context.WithoutCancel(ctx))
+	return in.dev.flush(ctx)
 }
 
 // ButtonDown moves the pointer to p and presses b, leaving it down; it fails

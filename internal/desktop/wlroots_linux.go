@@ -24,6 +24,9 @@ const openTimeout = 10 * time.Second
 // several of one scale) they are the pixels a capture returns. Window
 // geometry and deskpilot's own windows come from sway's IPC when the
 // compositor is sway; elsewhere own windows cannot be found (errors.ErrUnsupported).
+// Sway's tree names each window's process, so the windows of the other
+// deskpilot processes (Options.Peers: the app, when this is a run or an MCP
+// session) count as own too, as on X11.
 type wlrootsBackend struct {
 	socket string
 	c      *wlroots.Client
@@ -69,7 +72,7 @@ func openWlroots(o Options) (backend, error) {
 		return nil, fmt.Errorf("wlroots backend: the compositor at %s has no output", socket)
 	}
 	if path, err := swayipc.Find(socket); err == nil {
-		if b.sway, err = watchSway(path, os.Getpid(), o.HasWindow); err != nil {
+		if b.sway, err = watchSway(path, os.Getpid(), o.HasWindow || o.Peers != nil, o.Peers); err != nil {
 			b.sway = nil
 		}
 	}
@@ -148,7 +151,8 @@ func (b *wlrootsBackend) cursor() (image.Point, error) {
 
 func (b *wlrootsBackend) idle() (time.Duration, error) { return b.c.Idle() }
 
-// ownWindows converts sway's logical window rectangles into root pixels.
+// ownWindows converts sway's logical window rectangles into root pixels:
+// this process's windows and its peers'.
 func (b *wlrootsBackend) ownWindows() ([]image.Rectangle, error) {
 	if b.sway == nil {
 		return nil, errors.ErrUnsupported
@@ -159,7 +163,7 @@ func (b *wlrootsBackend) ownWindows() ([]image.Rectangle, error) {
 	}
 	st := make([]stacked, 0, len(wins))
 	for _, w := range wins {
-		st = append(st, stacked{rect: b.toRoot(w.Output, w.Frame), own: w.PID == os.Getpid()})
+		st = append(st, stacked{rect: b.toRoot(w.Output, w.Frame), own: w.own})
 	}
 	return visibleParts(st), nil
 }
@@ -225,25 +229,35 @@ func (d wlrDevice) scroll(vertical bool, n int) error {
 }
 
 // swayWatch keeps sway's window list, refreshed after each window event,
-// and when one of deskpilot's windows last took the focus.
+// which of them are deskpilot's, and when one of this process's windows
+// last took the focus.
 type swayWatch struct {
 	path   string
 	conn   *swayipc.Conn
 	pid    int
+	peers  func() []int // Options.Peers; nil = none
 	cancel context.CancelFunc
 	mu     sync.Mutex
 	dirty  bool
-	wins   []swayipc.Window
+	wins   []swayWindow
+	owners map[int64]bool // window id → deskpilot's, told once when first listed
 	focus  time.Time
 }
 
-func watchSway(path string, pid int, subscribe bool) (*swayWatch, error) {
+// swayWindow is a window of sway's tree and whether it is deskpilot's: this
+// process's or a peer's.
+type swayWindow struct {
+	swayipc.Window
+	own bool
+}
+
+func watchSway(path string, pid int, subscribe bool, peers func() []int) (*swayWatch, error) {
 	conn, err := swayipc.Dial(path)
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	w := &swayWatch{path: path, conn: conn, pid: pid, cancel: cancel, dirty: true}
+	w := &swayWatch{path: path, conn: conn, pid: pid, peers: peers, cancel: cancel, dirty: true, owners: map[int64]bool{}}
 	if subscribe {
 		if err := swayipc.Subscribe(ctx, path, w.event); err != nil {
 			cancel()
@@ -277,8 +291,11 @@ func (w *swayWatch) event(change string) {
 }
 
 // windows returns sway's windows, bottom first, reading the tree again only
-// after a window event.
-func (w *swayWatch) windows() ([]swayipc.Window, error) {
+// after a window event. A window listed for the first time is told to be
+// deskpilot's by its process: this one, or one the peers list names then
+// (asked once for all the new windows of a reading, so a still desktop
+// costs no look at the control folder).
+func (w *swayWatch) windows() ([]swayWindow, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if !w.dirty {
@@ -290,8 +307,23 @@ func (w *swayWatch) windows() ([]swayipc.Window, error) {
 	if err != nil {
 		return nil, err
 	}
-	w.wins, w.dirty = wins, false
-	return wins, nil
+	var peers []int
+	asked := false
+	owners := make(map[int64]bool, len(wins))
+	out := make([]swayWindow, len(wins))
+	for i, win := range wins {
+		own, known := w.owners[win.ID]
+		if !known {
+			if !asked && w.peers != nil {
+				peers, asked = w.peers(), true
+			}
+			own = win.PID == w.pid || slices.Contains(peers, win.PID)
+		}
+		owners[win.ID] = own
+		out[i] = swayWindow{Window: win, own: own}
+	}
+	w.wins, w.owners, w.dirty = out, owners, false
+	return out, nil
 }
 
 func (w *swayWatch) ownFocus() time.Time {

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -430,59 +431,60 @@ func TestWlrootsHolds(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "typed.txt")
 	startOn(t, s, "foot", "sh", "-c", "cat > "+file)
 	d := openWlrootsTest(t, s, false)
-	h, ok := d.Input().(actions.Holder)
-	if !ok {
-		t.Fatalf("the wlroots input %T cannot hold keys or buttons", d.Input())
-	}
-	in := d.Input()
-	shift := combo(t, "shift")
-	if err := h.KeyDown(t.Context(), shift); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []string{"x", "y"} {
-		if err := in.Press(t.Context(), combo(t, c)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := h.KeyUp(t.Context(), shift); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []string{"z", "enter"} {
-		if err := in.Press(t.Context(), combo(t, c)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if got := waitFileHolds(t, file, "XYz\n"); got != "XYz\n" {
-		t.Errorf("the file holds %q, want XYz and a newline: shift held for x and y only", got)
-	}
+	checkHoldsKeys(t, d, file)
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
-
 	a, w := startOn(t, s, "zenity", "--entry", "--text", "Press OK", "--entry-text", "held")
-	d = openWlrootsTest(t, s, false)
-	h = d.Input().(actions.Holder)
-	ok2 := rootOf(w.Rect.Max.Sub(image.Pt(54, 25)), 1)
-	if err := h.ButtonDown(t.Context(), ok2, actions.Left); err != nil {
+	checkHoldsButton(t, openWlrootsTest(t, s, false), a, rootOf(w.Rect.Max.Sub(image.Pt(54, 25)), 1))
+}
+
+// TestWlrootsPeerWindows: a desktop told of a peer (another deskpilot
+// process that shows windows; zenity stands in for the app) finds the
+// peer's window through sway's tree and counts it as its own, and not the
+// window of a process that is no peer. The peers are asked only when a
+// window is new.
+func TestWlrootsPeerWindows(t *testing.T) {
+	s := startSway(t, wldisplay.SwayOptions{Width: 1280, Height: 720})
+	peer, _ := startOn(t, s, "zenity", "--entry", "--text", "the app stands in")
+	stranger, _ := startOn(t, s, "foot")
+	var asked atomic.Int32
+	d := openTest(t, Options{Backend: "wlroots", Wayland: s.Socket, Peers: func() []int {
+		asked.Add(1)
+		return []int{peer.PID()}
+	}})
+	ws, err := s.Windows(t.Context())
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := h.ButtonDown(t.Context(), ok2, actions.Left); err == nil {
-		t.Error("a second ButtonDown of the held button succeeded")
+	var pw, sw image.Rectangle
+	for _, w := range ws {
+		switch w.PID {
+		case peer.PID():
+			pw = w.Rect
+		case stranger.PID():
+			sw = w.Rect
+		}
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
-	defer cancel()
-	if out, err := a.Wait(ctx); err == nil {
-		t.Fatalf("zenity exited on the press alone, printing %q: the button was not held", out)
+	if pw.Empty() || sw.Empty() {
+		t.Fatalf("sway shows %+v", ws)
 	}
-	if err := h.ButtonUp(t.Context(), ok2, actions.Left); err != nil {
-		t.Fatal(err)
+	got := d.OwnWindows()
+	if len(got) != 1 || got[0] != pw {
+		t.Fatalf("own windows %v, want the peer's %v only (the stranger's is %v)", got, pw, sw)
 	}
-	ctx2, cancel2 := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel2()
-	if out, err := a.Wait(ctx2); err != nil || out != "held\n" {
-		t.Fatalf("zenity printed %q (%v) after the release at %v", out, err, ok2)
+	n := asked.Load()
+	for range 3 {
+		d.OwnWindows()
 	}
-	if err := h.ButtonUp(t.Context(), ok2, actions.Left); err == nil || !strings.Contains(err.Error(), "not down") {
-		t.Errorf("ButtonUp with nothing down: %v", err)
+	if asked.Load() != n {
+		t.Errorf("the peers were asked %d more times with no new window", asked.Load()-n)
+	}
+	// The peer's window closed is gone from the list.
+	peer.Stop()
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end) && len(d.OwnWindows()) > 0; time.Sleep(20 * time.Millisecond) {
+	}
+	if got := d.OwnWindows(); len(got) != 0 {
+		t.Errorf("after the peer quit, own windows %v", got)
 	}
 }

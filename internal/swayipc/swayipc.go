@@ -179,7 +179,18 @@ type Window struct {
 
 type rect struct{ X, Y, Width, Height int }
 
-func (r rect) image() image.Rectangle { return image.Rect(r.X, r.Y, r.X+r.Width, r.Y+r.Height) }
+// maxCoord bounds a coordinate or size sway reports: far beyond any layout,
+// small enough that sums and scaling cannot overflow.
+const maxCoord = 1 << 24
+
+func clampCoord(v int) int { return min(max(v, -maxCoord), maxCoord) }
+
+// image is r as a rectangle, its numbers clamped to ±maxCoord and a negative
+// size taken as none.
+func (r rect) image() image.Rectangle {
+	x, y := clampCoord(r.X), clampCoord(r.Y)
+	return image.Rect(x, y, x+max(clampCoord(r.Width), 0), y+max(clampCoord(r.Height), 0))
+}
 
 type node struct {
 	ID            int64  `json:"id"`
@@ -203,6 +214,12 @@ func (c *Conn) Windows(ctx context.Context) ([]Window, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseTree(b)
+}
+
+// parseTree reads the windows of a get_tree reply. encoding/json refuses
+// nesting deeper than 10000, which bounds the walk's recursion.
+func parseTree(b []byte) ([]Window, error) {
 	var root node
 	if err := json.Unmarshal(b, &root); err != nil {
 		return nil, fmt.Errorf("sway ipc: tree: %w", err)
@@ -215,9 +232,10 @@ func (c *Conn) Windows(ctx context.Context) ([]Window, error) {
 		}
 		if n.PID > 0 && n.Visible != nil && *n.Visible {
 			// rect is the container; window_rect the client inside it.
-			content := n.WindowRect.image().Add(image.Pt(n.Rect.X, n.Rect.Y))
+			frame := n.Rect.image()
+			content := n.WindowRect.image().Add(frame.Min)
 			out = append(out, Window{ID: n.ID, PID: n.PID, AppID: n.AppID, Title: n.Name,
-				Rect: content, Frame: n.Rect.image(), Focused: n.Focused, Floating: floating, Output: output})
+				Rect: content, Frame: frame, Focused: n.Focused, Floating: floating, Output: output})
 		}
 		for _, k := range n.Nodes {
 			walk(k, output, floating)
