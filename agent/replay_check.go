@@ -42,26 +42,33 @@ type target struct {
 // check and, for targets found elsewhere, where the replayed code's screen
 // points should go. A Go error means the screen could not be captured.
 func (r *replayCheck) check(ctx context.Context, step int) (Check, map[vision.ScreenPoint]vision.ScreenPoint, error) {
+	now, err := r.screen.Capture(ctx)
+	if err != nil {
+		return Check{Step: step, Need: 1 - r.replay.tolerance()}, nil, fmt.Errorf("checkpoint: screenshot: %w", err)
+	}
+	c, moves := r.checkFrame(step, now)
+	return c, moves, nil
+}
+
+// checkFrame is check against now, a capture of the screen: a takeover
+// compares one capture with every recorded step it may resume at.
+func (r *replayCheck) checkFrame(step int, now *image.RGBA) (Check, map[vision.ScreenPoint]vision.ScreenPoint) {
 	p := r.replay
 	c := Check{Step: step, Need: 1 - p.tolerance()}
 	st, ok := p.rec.Trace.Step(step)
 	if !ok || st.Frame == "" {
 		c.Note = fmt.Sprintf("no frame was recorded for step %d: not checked", step)
-		return c, nil, nil
+		return c, nil
 	}
 	rec, _, _, err := trace.DecodeFrame(p.rec.Trace.Dir, st.Frame)
 	if err != nil {
 		c.Note, c.Diverged = fmt.Sprintf("the recorded frame cannot be read: %v", err), true
-		return c, nil, nil
-	}
-	now, err := r.screen.Capture(ctx)
-	if err != nil {
-		return c, nil, fmt.Errorf("checkpoint: screenshot: %w", err)
+		return c, nil
 	}
 	rb := rec.Bounds()
 	if rb.Size() != now.Rect.Size() {
 		c.Note, c.Diverged = fmt.Sprintf("the screen is %dx%d; it was %dx%d when recorded", now.Rect.Dx(), now.Rect.Dy(), rb.Dx(), rb.Dy()), true
-		return c, nil, nil
+		return c, nil
 	}
 	// Everything below is in the pixels of the frames (both start at the
 	// display's top-left corner); org turns them into root coordinates now.
@@ -101,7 +108,7 @@ func (r *replayCheck) check(ctx context.Context, step int) (Check, map[vision.Sc
 			checked.Hover = h.Sub(now.Rect.Min).Add(org)
 		}
 	}
-	return checked, moves, nil
+	return checked, moves
 }
 
 // diverges decides a check: a target that is neither in place nor found

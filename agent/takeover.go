@@ -155,12 +155,12 @@ func (c *Console) TakeOver(ctx context.Context, t Takeover, h Hooks) (res Takeov
 		case err != nil:
 			return res, err
 		}
+		now, err := p.checker.screen.Capture(ctx)
+		if err != nil {
+			return res, fmt.Errorf("takeover: screenshot: %w", err)
+		}
 		for _, n := range t.Next {
-			ck, _, err := p.checker.check(ctx, n)
-			if err != nil {
-				return res, err
-			}
-			if ck.Note == "" && !ck.Diverged {
+			if ck, _ := p.checker.checkFrame(n, now); ck.Note == "" && !ck.Diverged {
 				res.Resume = n
 				return res, nil
 			}

@@ -61,22 +61,7 @@ func TestMCPRunTaskElicitation(t *testing.T) {
 					t.Errorf("the client offered %v and the server chose %v", p["offered"], p["negotiated"])
 				}
 				call := res[1]
-				if !strings.Contains(text(call), "outcome: answered") {
-					t.Fatalf("run_task: %s", text(call))
-				}
-				_, err := os.Stat(file)
-				if launched := err == nil; launched != c.launched {
-					t.Errorf("launched %v, want %v", launched, c.launched)
-				}
-				reqs := srv.Requests()
-				if len(reqs) != 3 {
-					t.Fatalf("the model was asked %d times, want 3", len(reqs))
-				}
-				for i, want := range c.model {
-					if got := reqs[i+1].Last("user").Text(); !strings.Contains(got, want) {
-						t.Errorf("request %d does not tell the model %q:\n%s", i+2, want, got)
-					}
-				}
+				checkLaunchAndAsk(t, call, file, c.launched, srv, c.model)
 				asked, _ := call["elicited"].([]any)
 				if c.elicit != "" && c.modes == nil && (len(asked) != 2 || !strings.Contains(fmt.Sprint(asked[0]), "touch") ||
 					!strings.Contains(fmt.Sprint(asked[1]), "Shall I go on?")) {
@@ -86,6 +71,29 @@ func TestMCPRunTaskElicitation(t *testing.T) {
 					t.Errorf("a host without forms was sent forms: %q", asked)
 				}
 			})
+		}
+	}
+}
+
+// checkLaunchAndAsk checks a run_task call whose task launched file and
+// asked a question: it answered, the launch happened as launched says, and
+// the model's second and third requests told it model[0] and model[1].
+func checkLaunchAndAsk(t *testing.T, call map[string]any, file string, launched bool, srv *llmtest.Server, model []string) {
+	t.Helper()
+	if !strings.Contains(text(call), "outcome: answered") {
+		t.Fatalf("run_task: %v", call)
+	}
+	_, err := os.Stat(file)
+	if got := err == nil; got != launched {
+		t.Errorf("launched %v, want %v", got, launched)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("the model was asked %d times, want 3", len(reqs))
+	}
+	for i, want := range model {
+		if got := reqs[i+1].Last("user").Text(); !strings.Contains(got, want) {
+			t.Errorf("request %d does not tell the model %q:\n%s", i+2, want, got)
 		}
 	}
 }

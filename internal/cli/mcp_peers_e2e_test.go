@@ -75,18 +75,7 @@ func TestMCPMasksTheAppsWindow(t *testing.T) {
 		win = after
 	}
 
-	imgs, _ := steps[0]["images"].([]any)
-	if len(imgs) != 1 {
-		t.Fatalf("screenshot: %v", text(steps[0]))
-	}
-	data, err := base64.StdEncoding.DecodeString(imgs[0].(map[string]any)["data"].(string))
-	if err != nil {
-		t.Fatal(err)
-	}
-	shot, err := png.Decode(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
+	shot := shotOf(t, steps[0])
 	if shot.Bounds().Size() != image.Pt(1280, 800) {
 		t.Fatalf("the screenshot is %v, want the display's 1280x800", shot.Bounds())
 	}
@@ -101,4 +90,23 @@ func TestMCPMasksTheAppsWindow(t *testing.T) {
 	if c := steps[1]; c["isError"] != true || !strings.Contains(text(c), "inside deskpilot's own window") {
 		t.Errorf("a click into the app's window at %v: %s", centre, text(c))
 	}
+}
+
+// shotOf decodes the one PNG a screenshot step returned (a plan with
+// "imageData").
+func shotOf(t *testing.T, step map[string]any) image.Image {
+	t.Helper()
+	imgs, _ := step["images"].([]any)
+	if len(imgs) != 1 {
+		t.Fatalf("screenshot: %v", text(step))
+	}
+	data, err := base64.StdEncoding.DecodeString(imgs[0].(map[string]any)["data"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shot, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return shot
 }

@@ -5,7 +5,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"fmt"
 	"image"
 	"image/png"
@@ -94,18 +93,7 @@ func TestMCPMasksThePeersWindowOnSway(t *testing.T) {
 	plan["imageData"] = true
 	steps := host(t, plan)
 
-	imgs, _ := steps[0]["images"].([]any)
-	if len(imgs) != 1 {
-		t.Fatalf("screenshot: %v", text(steps[0]))
-	}
-	data, err := base64.StdEncoding.DecodeString(imgs[0].(map[string]any)["data"].(string))
-	if err != nil {
-		t.Fatal(err)
-	}
-	shot, err := png.Decode(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
+	shot := shotOf(t, steps[0])
 	if shot.Bounds().Size() != image.Pt(1280, 720) {
 		t.Fatalf("the screenshot is %v, want the output's 1280x720", shot.Bounds())
 	}
@@ -131,7 +119,11 @@ func TestMCPMasksThePeersWindowOnSway(t *testing.T) {
 		t.Errorf("zenity answered %q: the refused click reached it", out)
 	}
 	if dir := os.Getenv("DESKPILOT_SAVE_FRAMES"); dir != "" {
-		if err := os.WriteFile(filepath.Join(dir, "mcp-peer-on-sway.png"), data, 0o644); err != nil {
+		var b bytes.Buffer
+		if err := png.Encode(&b, shot); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "mcp-peer-on-sway.png"), b.Bytes(), 0o644); err != nil {
 			t.Error(err)
 		}
 	}

@@ -63,22 +63,7 @@ func TestMCPRunTaskElicitation2026(t *testing.T) {
 				t.Fatalf("negotiated %v, want %s (the client offers %v)", got, c.negotiated, res[0]["offered"])
 			}
 			call := res[1]
-			if !strings.Contains(text(call), "outcome: answered") {
-				t.Fatalf("run_task: %v", call)
-			}
-			_, err := os.Stat(file)
-			if launched := err == nil; launched != c.launched {
-				t.Errorf("launched %v, want %v", launched, c.launched)
-			}
-			reqs := srv.Requests()
-			if len(reqs) != 3 {
-				t.Fatalf("the model was asked %d times, want 3", len(reqs))
-			}
-			for i, want := range c.model {
-				if got := reqs[i+1].Last("user").Text(); !strings.Contains(got, want) {
-					t.Errorf("request %d does not tell the model %q:\n%s", i+2, want, got)
-				}
-			}
+			checkLaunchAndAsk(t, call, file, c.launched, srv, c.model)
 			asked, _ := call["elicited"].([]any)
 			if c.elicit != "" && (len(asked) != 2 || !strings.Contains(fmt.Sprint(asked[0]), "touch") ||
 				!strings.Contains(fmt.Sprint(asked[1]), "Shall I go on?")) {

@@ -5,8 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
-	"reflect"
 	"sync"
 	"time"
 
@@ -68,8 +66,8 @@ func formsOf(c *mcp.ClientCapabilities) bool {
 type trip struct {
 	st    *session
 	tool  string
-	args  any  // the call's arguments, decoded: a retry must carry the same
-	forms bool // the host shows forms, so questions can be put
+	args  map[string]any // the call's arguments, decoded: a retry must carry the same
+	forms bool           // the host shows forms, so questions can be put
 
 	ctx    context.Context // the work's; ends with the session or the host's cancel
 	cancel context.CancelFunc
@@ -179,7 +177,7 @@ func (t *trip) ask(params *mcp.ElicitParams) *mcp.ElicitResult {
 	t.rounds++
 	over := t.rounds > maxTripRounds
 	t.mu.Unlock()
-	if over || !t.forms {
+	if over {
 		return nil
 	}
 	q := &question{params: params, reply: make(chan *mcp.ElicitResult, 1)}
@@ -287,14 +285,12 @@ func (st *session) answer(state string, req *mcp.CallToolRequest) (*trip, error)
 	return p.t, nil
 }
 
-// sameArgs compares decoded arguments.
-func sameArgs(a, b any) bool {
+// sameArgs compares decoded arguments: encoding/json writes map keys
+// sorted, so equal arguments encode alike.
+func sameArgs(a, b map[string]any) bool {
 	ja, err1 := json.Marshal(a)
 	jb, err2 := json.Marshal(b)
-	if err1 != nil || err2 != nil {
-		return reflect.DeepEqual(a, b)
-	}
-	return string(ja) == string(jb)
+	return err1 == nil && err2 == nil && string(ja) == string(jb)
 }
 
 // answerWait is how long a parked question waits for its answer.
@@ -323,6 +319,3 @@ func (st *session) elicit(ctx context.Context, params *mcp.ElicitParams) (*mcp.E
 	}
 	return st.ss.Elicit(ctx, params)
 }
-
-// String names the trip in errors.
-func (t *trip) String() string { return fmt.Sprintf("%s call", t.tool) }

@@ -24,6 +24,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema, LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 
+import { answer } from "./answer.mjs";
+
 const plan = JSON.parse(process.argv[2]);
 const out = (o) => process.stdout.write(JSON.stringify(o) + "\n");
 
@@ -35,14 +37,7 @@ const elicited = [];
 if (plan.elicit) {
   client.setRequestHandler(ElicitRequestSchema, async (req) => {
     elicited.push(req.params.message);
-    const props = Object.keys(req.params.requestedSchema?.properties ?? {});
-    if (plan.elicit === "deny") return { action: "decline" };
-    if (plan.elicit.startsWith("answer:") && props.includes("answer")) {
-      return { action: "accept", content: { answer: plan.elicit.slice(7) } };
-    }
-    const content = {};
-    for (const p of props) content[p] = true;
-    return { action: "accept", content };
+    return answer(plan.elicit, req.params.requestedSchema);
   });
 }
 

@@ -19,9 +19,10 @@
 //   {"op": "cancelAfter", "name": N, "args": {...}, "elicited": K}
 //                                             -> the call, aborted once K questions were asked
 // ]
-import { Client, LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/client";
+import { Client, LATEST_PROTOCOL_VERSION, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+
+import { answer } from "./answer.mjs";
 
 const plan = JSON.parse(process.argv[2]);
 const out = (o) => process.stdout.write(JSON.stringify(o) + "\n");
@@ -39,14 +40,7 @@ if (plan.elicit) {
   client.setRequestHandler("elicitation/create", async (req) => {
     elicited.push(req.params.message);
     onElicit?.();
-    const props = Object.keys(req.params.requestedSchema?.properties ?? {});
-    if (plan.elicit === "deny") return { action: "decline" };
-    if (plan.elicit.startsWith("answer:") && props.includes("answer")) {
-      return { action: "accept", content: { answer: plan.elicit.slice(7) } };
-    }
-    const content = {};
-    for (const p of props) content[p] = true;
-    return { action: "accept", content };
+    return answer(plan.elicit, req.params.requestedSchema);
   });
 }
 
