@@ -28,14 +28,16 @@ type Config struct {
 	// ImageQuality is the JPEG quality, 1..100; 0 = 85.
 	ImageQuality int
 	MaxSteps     int // step limit; 0 = 30
-	// KeepImages is how many screenshots stay in the request; 0 = the
-	// dialect's (dialect.History.KeepImages: 5 for UI-TARS and Qwen), else 3.
+	// KeepImages is how many screenshots stay in the request at least; 0 =
+	// the dialect's (dialect.History.KeepImages: 5 for UI-TARS and Qwen, 3
+	// for the vendors' tools and pyautogui), else DefaultKeepImages.
 	KeepImages int
 	// ImageChunk is how many older screenshots leave the request at a time:
 	// the request keeps between KeepImages and KeepImages+ImageChunk-1 of
 	// them, so for ImageChunk steps in a row each request starts with the
 	// previous one, byte for byte, and a provider's prompt cache hits. 1 drops
-	// one every step (no cache hits); 0 = KeepImages.
+	// one every step (no cache hits); 0 = what keeps the request within
+	// DefaultImageBound screenshots (KeepImages, if that is more).
 	ImageChunk  int
 	PlanEvery   int     // planning interval in steps; 0 = no planning
 	MaxTokens   int     // longest reply in tokens; 0 = 2048
@@ -66,7 +68,10 @@ type Config struct {
 // Defaults used when a field is zero.
 const (
 	DefaultMaxSteps   = 30
-	DefaultKeepImages = 3
+	DefaultKeepImages = 1
+	// DefaultImageBound is the most screenshots a request holds when
+	// ImageChunk is not set and KeepImages is at most 3.
+	DefaultImageBound = 5
 	DefaultMaxTokens  = 2048
 )
 
@@ -94,10 +99,23 @@ func (c Config) withDefaults() Config {
 		c.KeepImages = DefaultKeepImages
 	}
 	if c.ImageChunk <= 0 {
-		c.ImageChunk = c.KeepImages
+		c.ImageChunk = defaultChunk(c.KeepImages)
 	}
 	if c.MaxTokens <= 0 {
 		c.MaxTokens = DefaultMaxTokens
 	}
 	return c
+}
+
+// defaultChunk is the image chunk for keep screenshots kept: as many as keep
+// the request within DefaultImageBound (1 keeps 1 to 5, 3 keeps 3 to 5), and
+// never fewer than keep, as families that keep more were run with.
+//
+// Keeping one screenshot and dropping four at a time is the default because
+// it is what a prompt cache serves best on a screen that changes every step:
+// a drop re-sends from the oldest screenshot that leaves to the end, and the
+// fewer screenshots stay after it, the less that is (docs/benchmarks.md, "The
+// same share in tokens").
+func defaultChunk(keep int) int {
+	return max(DefaultImageBound-keep+1, keep)
 }

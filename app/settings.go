@@ -168,7 +168,7 @@ func (v *settingsView) buildFields() {
 	def := config.Defaults()
 	v.maxSide = num(fmt.Sprintf("%d (longest side the model sees)", def.MaxSide))
 	v.maxSteps = num(fmt.Sprint(def.MaxSteps))
-	v.keep = num(fmt.Sprintf("the dialect's: %d, or 5 for UI-TARS and Qwen", agent.DefaultKeepImages))
+	v.keep = num(fmt.Sprintf("the dialect's: %d for code, 3 for the vendors' tools, 5 for UI-TARS", agent.DefaultKeepImages))
 	v.plan = num("0 = no planning")
 	v.display = num("0 = primary monitor")
 	v.keyNote = widget.NewLabel("")

@@ -38,8 +38,8 @@ type Settings struct {
 	MaxSide    int    `toml:"image_max_side" env:"DESKPILOT_IMAGE_MAX_SIDE" flag:"image-size" default:"1366" usage:"longest side of the screenshots the model sees, pixels"`
 	Format     string `toml:"image_format" env:"DESKPILOT_IMAGE_FORMAT" flag:"image-format" default:"png" usage:"encoding of the screenshots sent: png, jpeg or webp (lossless, smaller, slower to encode)"`
 	Quality    int    `toml:"image_quality" env:"DESKPILOT_IMAGE_QUALITY" flag:"image-quality" default:"85" usage:"JPEG quality, 1 to 100"`
-	ImageChunk int    `toml:"image_chunk" env:"DESKPILOT_IMAGE_CHUNK" usage:"older screenshots leave the request this many at a time, so requests share a cacheable prefix (1: one every step; default: keep_images)"`
-	KeepImages int    `toml:"keep_images" env:"DESKPILOT_KEEP_IMAGES" flag:"keep-images" usage:"screenshots kept in the request (default: the dialect's, 5 for UI-TARS and Qwen, else 3)"`
+	ImageChunk int    `toml:"image_chunk" env:"DESKPILOT_IMAGE_CHUNK" usage:"older screenshots leave the request this many at a time, so requests share a cacheable prefix (1: one every step; default: what keeps a request within 5 screenshots, at least keep_images)"`
+	KeepImages int    `toml:"keep_images" env:"DESKPILOT_KEEP_IMAGES" flag:"keep-images" usage:"screenshots a request keeps at least (default: the dialect's, 5 for UI-TARS and Qwen, 3 for the other families, 1 for code)"`
 	// Grounding: what the observation adds to the screenshot.
 	Marks   bool     `toml:"marks" env:"DESKPILOT_MARKS" flag:"marks" usage:"set-of-marks: number the controls on each screenshot (from the accessibility tree, else OCR) for click_mark(n)"`
 	Observe []string `toml:"observe" env:"DESKPILOT_OBSERVE" flag:"observe" default:"screenshot" usage:"what each observation holds: screenshot (always), plus a11y (the visible accessible elements as a table) and/or ocr (the screen's text lines)"`
