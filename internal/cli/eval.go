@@ -123,12 +123,13 @@ func (f *evalFlags) options(suite string) (eval.Options, error) {
 
 // runEval is `deskpilot eval SUITE`: the harness with the agent as its runner.
 func runEval(cmd *cobra.Command, s *settings, f *evalFlags, suite string) error {
-	o, err := f.options(suite)
-	if err != nil {
+	// The suite first: a missing or broken one is the thing to fix, whatever
+	// the flags and the model.
+	if _, err := eval.Load(suite); err != nil {
 		return &exitError{exitUsage, err}
 	}
-	// The suite first: a missing or broken one is the thing to fix, whatever the model.
-	if _, err := eval.Load(suite); err != nil {
+	o, err := f.options(suite)
+	if err != nil {
 		return &exitError{exitUsage, err}
 	}
 	cfg, err := s.load()

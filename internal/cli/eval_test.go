@@ -69,6 +69,7 @@ func TestEvalUsage(t *testing.T) {
 		{"no parallelism", []string{"eval", suite, "--out", t.TempDir(), "--parallel", "0"}, "--parallel"},
 		{"timeout without a unit", []string{"eval", suite, "--out", t.TempDir(), "--timeout", "300"}, "timeout"},
 		{"missing suite", []string{"eval", filepath.Join(suite, "none"), "--out", t.TempDir()}, "none"},
+		{"missing suite and no results folder", []string{"eval", filepath.Join(suite, "none")}, "none"},
 		{"a results folder holding other files", []string{"eval", suite, "--out", full}, "not empty"},
 		{"parallel on one display", []string{"eval", suite, "--out", t.TempDir(), "--x-display", os.Getenv("DISPLAY"), "--parallel", "2"}, "one at a time"},
 		{"no attempts", []string{"eval", suite, "--out", t.TempDir(), "--attempts", "0"}, "--attempts 0"},
