@@ -1,0 +1,195 @@
+//go:build linux && cgo
+
+package desktop
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"deskpilot/actions"
+	"deskpilot/vision"
+	"deskpilot/vision/wldisplay"
+)
+
+// mutterInvisible is how far Mutter's frame window reaches past a window's
+// visible edge: its invisible resize borders, input of the window (a press
+// there resizes it), so they are masked and refused with it.
+const mutterInvisible = 10
+
+// xClientRect is where the X11 client window of process pid is on mutter's
+// Xwayland, as xdotool finds it and xwininfo reads it (root coordinates of the client, without
+// the window manager's frame); it waits for the window to be mapped.
+func xClientRect(t *testing.T, m *wldisplay.Mutter, pid int) image.Rectangle {
+	t.Helper()
+	return xGeometry(t, m, xWindowOf(t, m, pid))
+}
+
+// xWindowOf is the id of the mapped X11 window of process pid, once it is.
+func xWindowOf(t *testing.T, m *wldisplay.Mutter, pid int) string {
+	t.Helper()
+	for _, p := range []string{"xdotool", "xwininfo"} {
+		if _, err := exec.LookPath(p); err != nil {
+			t.Skipf("%s is not installed (make deps installs it)", p)
+		}
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	ids, err := m.X11Command(ctx, "xdotool", "search", "--sync", "--onlyvisible", "--pid", fmt.Sprint(pid)).Output()
+	if err != nil || len(strings.Fields(string(ids))) == 0 {
+		t.Fatalf("xdotool found no window of %d: %v", pid, err)
+	}
+	return strings.Fields(string(ids))[0]
+}
+
+// xGeometry is where X11 window id is, root coordinates.
+func xGeometry(t *testing.T, m *wldisplay.Mutter, id string) image.Rectangle {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	// xwininfo, not xdotool's getwindowgeometry: that one adds the
+	// client's offset in its frame twice.
+	out, err := m.X11Command(ctx, "xwininfo", "-id", id).CombinedOutput()
+	if err != nil {
+		t.Fatalf("xwininfo: %v (%s)", err, out)
+	}
+	v := map[string]int{}
+	for _, line := range strings.Split(string(out), "\n") {
+		k, val, ok := strings.Cut(strings.TrimSpace(line), ":")
+		var n int
+		if _, err := fmt.Sscan(strings.TrimSpace(val), &n); ok && err == nil {
+			v[k] = n
+		}
+	}
+	r := image.Rect(v["Absolute upper-left X"], v["Absolute upper-left Y"], v["Absolute upper-left X"]+v["Width"], v["Absolute upper-left Y"]+v["Height"])
+	if r.Empty() {
+		t.Fatalf("xdotool printed %q", out)
+	}
+	return r
+}
+
+// waitPeerFrame waits until d lists one own window that holds visible and reaches
+// at most Mutter's invisible borders past it, and returns it.
+func waitPeerFrame(t *testing.T, d *Desktop, visible image.Rectangle) image.Rectangle {
+	t.Helper()
+	var got []image.Rectangle
+	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		got = d.OwnWindows()
+		if len(got) == 1 && visible.In(got[0]) && got[0].In(visible.Inset(-mutterInvisible)) {
+			return got[0]
+		}
+	}
+	t.Fatalf("own windows %v, want the peer's window %v alone (its frame at most %d px larger)", got, visible, mutterInvisible)
+	return image.Rectangle{}
+}
+
+// checkPeerWindows is TestGnomePeerWindows on an open desktop: zenity
+// (peer, an X11 client of Xwayland announced as a deskpilot peer) is
+// deskpilot's own, the stranger's zenity is not; the screenshot masked as
+// the agent masks it hatches the peer's window and nothing of the
+// stranger's, and the stranger's OK clicked through the backend's input is
+// where Xwayland put it (the layouts agree).
+func checkPeerWindows(t *testing.T, m *wldisplay.Mutter, d *Desktop, peer *wldisplay.App, asked *atomic.Int32) {
+	t.Helper()
+	pc := xClientRect(t, m, peer.PID())
+	// The visible window: the client and Mutter's title bar above it (the
+	// light box, sampled every 2 px, gives the title bar's top).
+	seen := lightBox(t, d, 150)
+	if !pc.In(seen.Inset(-2)) {
+		t.Fatalf("the peer's client %v is not in the window seen at %v", pc, seen)
+	}
+	box := image.Rect(pc.Min.X, seen.Min.Y, pc.Max.X, pc.Max.Y)
+	stranger, err := m.StartX11("zenity", "--entry", "--text", "a stranger", "--entry-text", "stranger clicked")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Mutter centres it over the peer: the stranger moves it aside.
+	sid := xWindowOf(t, m, stranger.PID())
+	if out, err := m.X11Command(t.Context(), "xdotool", "windowmove", "--sync", sid, "60", "80").CombinedOutput(); err != nil {
+		t.Fatalf("xdotool windowmove: %v (%s)", err, out)
+	}
+	sc := xGeometry(t, m, sid)
+	if sc.Overlaps(box) {
+		t.Fatalf("mutter put the stranger at %v over the peer at %v", sc, box)
+	}
+	own := waitPeerFrame(t, d, box)
+	n := asked.Load()
+	for range 3 {
+		d.OwnWindows()
+	}
+	if asked.Load() != n {
+		t.Errorf("the peers were asked %d more times with no new window", asked.Load()-n)
+	}
+
+	// The observation: the peer's window hatched, the stranger's not.
+	time.Sleep(300 * time.Millisecond) // the stranger's first frame is in the stream
+	shot, err := d.Capture(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	vision.MaskRects(shot, d.OwnWindows())
+	save(t, shot, "gnome-peer-masked.png")
+	covered := 0
+	for _, a := range vision.MaskedAreas(shot) {
+		in := a.Intersect(box)
+		covered += in.Dx() * in.Dy()
+		// MaskedAreas grows each run of hatched cells by a 16 px cell each way.
+		if in := a.Intersect(sc); in.Dx() > 16 && in.Dy() > 16 {
+			t.Errorf("the hatching at %v covers %v of the stranger's window %v", a, in, sc)
+		}
+	}
+	if area := box.Dx() * box.Dy(); covered < area*9/10 {
+		t.Errorf("the hatching covers %d of the %d pixels of the peer's window %v", covered, area, box)
+	}
+
+	// The peer's OK is in an own window (the guard refuses it); the
+	// stranger's is not, and a click there reaches the stranger.
+	peerOK, strangerOK := pc.Max.Sub(image.Pt(54, 25)), sc.Max.Sub(image.Pt(54, 25))
+	if !peerOK.In(own) || slices.ContainsFunc(d.OwnWindows(), strangerOK.In) {
+		t.Fatalf("own windows %v: the peer's OK %v must be in one, the stranger's %v in none", d.OwnWindows(), peerOK, strangerOK)
+	}
+	if err := d.Input().Click(t.Context(), actions.Point{X: strangerOK.X, Y: strangerOK.Y}, actions.Left, 1); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if out, err := stranger.Wait(ctx); err != nil || out != "stranger clicked\n" {
+		t.Fatalf("the stranger printed %q (%v): the click at %v did not land on its OK (client %v)", out, err, strangerOK, sc)
+	}
+	if peer.Exited() {
+		t.Fatalf("the peer ended: %q", peer.Output())
+	}
+
+	// The peer's window closed is gone from the list.
+	peer.Stop()
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end) && len(d.OwnWindows()) > 0; time.Sleep(20 * time.Millisecond) {
+	}
+	if got := d.OwnWindows(); len(got) != 0 {
+		t.Errorf("after the peer quit, own windows %v", got)
+	}
+}
+
+// TestGnomePeerWindows: on GNOME no client can list other windows, but
+// deskpilot's app is an X11 client, and Mutter is Xwayland's window manager.
+// The gnome backend, told only the session bus, finds Mutter's Xwayland
+// (the child of the bus's Mutter) and lists the announced peer's window there,
+// in the screen's coordinates, and no other.
+func TestGnomePeerWindows(t *testing.T) {
+	m := startMutter(t, wldisplay.MutterOptions{X11: true})
+	peer, err := m.StartX11("zenity", "--entry", "--text", "the app stands in", "--entry-text", "clicked")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked atomic.Int32
+	d := openTest(t, Options{Backend: "gnome", SessionBus: m.Bus, PipeWire: m.PipeWire, Peers: func() []int {
+		asked.Add(1)
+		return []int{peer.PID()}
+	}})
+	checkPeerWindows(t, m, d, peer, &asked)
+}
