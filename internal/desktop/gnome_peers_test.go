@@ -193,3 +193,23 @@ func TestGnomePeerWindows(t *testing.T) {
 	}})
 	checkPeerWindows(t, m, d, peer, &asked)
 }
+
+// TestPortalPeerWindows is TestGnomePeerWindows through the portal backend,
+// told only the Wayland socket: Xwayland is found as the child of the
+// process serving it.
+func TestPortalPeerWindows(t *testing.T) {
+	m := startMutter(t, wldisplay.MutterOptions{X11: true, Portal: true})
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	var peerPID atomic.Int32
+	var asked atomic.Int32
+	d := openPortalConsentedWith(t, m, Options{Peers: func() []int {
+		asked.Add(1)
+		return []int{int(peerPID.Load())}
+	}})
+	peer, err := m.StartX11("zenity", "--entry", "--text", "the app stands in", "--entry-text", "clicked")
+	if err != nil {
+		t.Fatal(err)
+	}
+	peerPID.Store(int32(peer.PID()))
+	checkPeerWindows(t, m, d, peer, &asked)
+}
