@@ -76,29 +76,6 @@ func openGnome(o Options) (backend, error) {
 	return b, nil
 }
 
-// mutterPID is the pid of the Mutter that serves the session bus's display
-// API, else of the compositor on the session's Wayland socket.
-func mutterPID(conn *dbus.Conn, o Options) (int, bool) {
-	if pid, ok := busOwnerPID(conn, "org.gnome.Mutter.DisplayConfig"); ok {
-		return pid, true
-	}
-	if socket, err := waylandSocket(o); err == nil {
-		return socketPeer(socket)
-	}
-	return 0, false
-}
-
-// busOwnerPID is the pid of the process owning name on the bus.
-func busOwnerPID(conn *dbus.Conn, name string) (int, bool) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	var pid uint32
-	if err := conn.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.GetConnectionUnixProcessID", 0, name).Store(&pid); err != nil || pid == 0 {
-		return 0, false
-	}
-	return int(pid), true
-}
-
 // xToRoot maps a rectangle of Xwayland's root, which is Mutter's layout
 // (logical coordinates), into root pixels: by the scale of the monitor it is
 // on. At scale 1 on monitors laid out from the origin the two are the same.

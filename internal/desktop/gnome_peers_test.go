@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -212,4 +213,29 @@ func TestPortalPeerWindows(t *testing.T) {
 	}
 	peerPID.Store(int32(peer.PID()))
 	checkPeerWindows(t, m, d, peer, &asked)
+}
+
+// doctor says where the gnome backend finds deskpilot's windows: on
+// mutter's Xwayland when it runs one, and on no X display when it does not,
+// even with $DISPLAY naming another one (the test binary's private display).
+func TestGnomeDoctorFindsXwayland(t *testing.T) {
+	for _, x11 := range []bool{true, false} {
+		t.Run(fmt.Sprint("x11=", x11), func(t *testing.T) {
+			m := startMutter(t, wldisplay.MutterOptions{X11: x11})
+			var f *Finding
+			for _, got := range DiagnoseWayland(t.Context(), Options{Backend: "gnome", SessionBus: m.Bus, Wayland: m.Socket}, func(string) string { return "" }) {
+				if got.Name == "xwayland" {
+					f = &got
+				}
+			}
+			switch {
+			case f == nil:
+				t.Fatal("doctor says nothing of Xwayland")
+			case x11 && (!f.OK || !strings.Contains(f.Detail, "Xwayland "+m.XDisplay+":")):
+				t.Errorf("with mutter's Xwayland at %s, doctor says %+v", m.XDisplay, *f)
+			case !x11 && (f.OK || !strings.Contains(f.Detail, "no Xwayland found")):
+				t.Errorf("without Xwayland (DISPLAY=%q here), doctor says %+v", os.Getenv("DISPLAY"), *f)
+			}
+		})
+	}
 }

@@ -99,17 +99,6 @@ func openPortal(o Options) (backend, error) {
 	return b, nil
 }
 
-// compositorPID is the pid of the compositor on the session's Wayland
-// socket, else of the Mutter on the session bus.
-func compositorPID(conn *dbus.Conn, o Options) (int, bool) {
-	if socket, err := waylandSocket(o); err == nil {
-		if pid, ok := socketPeer(socket); ok {
-			return pid, true
-		}
-	}
-	return busOwnerPID(conn, "org.gnome.Mutter.DisplayConfig")
-}
-
 // xToRoot maps a rectangle of Xwayland's root (the compositor's layout) into
 // root pixels: the stream sits at its logical position, its pixels over its
 // logical size (when the portal tells it; else scale 1).

@@ -2,6 +2,8 @@ package desktop
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"image"
 	"net"
 	"os"
@@ -10,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/godbus/dbus/v5"
 )
 
 // xwaylandLook is how often xwaylandWindows looks again for the X display
@@ -129,6 +133,59 @@ func findXwayland(xdisplay, auth string, compositor func() (int, bool)) (xDispla
 		return xDisplay{d, os.Getenv("XAUTHORITY")}, true
 	}
 	return xDisplay{}, false
+}
+
+// mutterPID is the pid of the Mutter that serves the session bus's display
+// API, else of the compositor on the session's Wayland socket.
+func mutterPID(conn *dbus.Conn, o Options) (int, bool) {
+	if pid, ok := busOwnerPID(conn, "org.gnome.Mutter.DisplayConfig"); ok {
+		return pid, true
+	}
+	if socket, err := waylandSocket(o); err == nil {
+		return socketPeer(socket)
+	}
+	return 0, false
+}
+
+// busOwnerPID is the pid of the process owning name on the bus.
+func busOwnerPID(conn *dbus.Conn, name string) (int, bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	var pid uint32
+	if err := conn.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.GetConnectionUnixProcessID", 0, name).Store(&pid); err != nil || pid == 0 {
+		return 0, false
+	}
+	return int(pid), true
+}
+
+// compositorPID is the pid of the compositor on the session's Wayland
+// socket, else of the Mutter on the session bus.
+func compositorPID(conn *dbus.Conn, o Options) (int, bool) {
+	if socket, err := waylandSocket(o); err == nil {
+		if pid, ok := socketPeer(socket); ok {
+			return pid, true
+		}
+	}
+	return busOwnerPID(conn, "org.gnome.Mutter.DisplayConfig")
+}
+
+// diagnoseXwayland tells where the gnome and portal backends find
+// deskpilot's X11 windows (the app's), or that they find none.
+func diagnoseXwayland(conn *dbus.Conn, o Options, backend string) Finding {
+	pid := func() (int, bool) { return compositorPID(conn, o) }
+	if backend == "gnome" {
+		pid = func() (int, bool) { return mutterPID(conn, o) }
+	}
+	d, ok := findXwayland(o.XDisplay, o.XAuthority, pid)
+	if !ok {
+		return Finding{Name: "xwayland", Note: true, Detail: "no Xwayland found: deskpilot's windows cannot be masked or refused on this backend (native Wayland windows never can)"}
+	}
+	t, err := trackWindows(d.name, d.auth, os.Getpid())
+	if err != nil {
+		return Finding{Name: "xwayland", Note: true, Detail: fmt.Sprintf("Xwayland %s: %v; deskpilot's windows cannot be masked or refused", d.name, err)}
+	}
+	t.close()
+	return Finding{Name: "xwayland", OK: true, Detail: fmt.Sprintf("Xwayland %s: deskpilot's X11 windows (the app's) are masked and refused; native Wayland ones cannot be found", d.name)}
 }
 
 // socketPeer is the pid of the process serving the unix socket at path (the
