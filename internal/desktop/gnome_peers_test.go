@@ -75,6 +75,23 @@ func xGeometry(t *testing.T, m *wldisplay.Mutter, id string) image.Rectangle {
 	return r
 }
 
+// xMove moves X11 window id to at (xdotool windowmove) and returns where
+// it is once Xwayland has it elsewhere.
+func xMove(t *testing.T, m *wldisplay.Mutter, id string, at image.Point) image.Rectangle {
+	t.Helper()
+	before := xGeometry(t, m, id)
+	if out, err := m.X11Command(t.Context(), "xdotool", "windowmove", "--sync", id, fmt.Sprint(at.X), fmt.Sprint(at.Y)).CombinedOutput(); err != nil {
+		t.Fatalf("xdotool windowmove: %v (%s)", err, out)
+	}
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if r := xGeometry(t, m, id); r != before {
+			return r
+		}
+	}
+	t.Fatalf("window %s stayed at %v, moved to %v", id, before, at)
+	return before
+}
+
 // waitPeerFrame waits until d lists one own window that holds visible and reaches
 // at most Mutter's invisible borders past it, and returns it.
 func waitPeerFrame(t *testing.T, d *Desktop, visible image.Rectangle) image.Rectangle {
@@ -111,11 +128,7 @@ func checkPeerWindows(t *testing.T, m *wldisplay.Mutter, d *Desktop, peer *wldis
 		t.Fatal(err)
 	}
 	// Mutter centres it over the peer: the stranger moves it aside.
-	sid := xWindowOf(t, m, stranger.PID())
-	if out, err := m.X11Command(t.Context(), "xdotool", "windowmove", "--sync", sid, "60", "80").CombinedOutput(); err != nil {
-		t.Fatalf("xdotool windowmove: %v (%s)", err, out)
-	}
-	sc := xGeometry(t, m, sid)
+	sc := xMove(t, m, xWindowOf(t, m, stranger.PID()), image.Pt(60, 80))
 	if sc.Overlaps(box) {
 		t.Fatalf("mutter put the stranger at %v over the peer at %v", sc, box)
 	}
@@ -237,5 +250,52 @@ func TestGnomeDoctorFindsXwayland(t *testing.T) {
 				t.Errorf("without Xwayland (DISPLAY=%q here), doctor says %+v", os.Getenv("DISPLAY"), *f)
 			}
 		})
+	}
+}
+
+// Mutter keeps Xwayland's stacking as it stacks the windows: a stranger's
+// X11 window raised over part of the peer's takes that part out of the own
+// windows (its click goes to the stranger), and the rest stays own.
+func TestGnomePeerWindowCovered(t *testing.T) {
+	m := startMutter(t, wldisplay.MutterOptions{X11: true})
+	peer, err := m.StartX11("zenity", "--entry", "--text", "the app stands in", "--entry-text", "clicked")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := openTest(t, Options{Backend: "gnome", SessionBus: m.Bus, PipeWire: m.PipeWire, Peers: func() []int { return []int{peer.PID()} }})
+	pc := xClientRect(t, m, peer.PID())
+	seen := lightBox(t, d, 150)
+	waitPeerFrame(t, d, image.Rect(pc.Min.X, seen.Min.Y, pc.Max.X, pc.Max.Y))
+	stranger, err := m.StartX11("zenity", "--entry", "--text", "a stranger", "--entry-text", "stranger clicked")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Over the peer's right half, on top (the newest window has the focus).
+	sc := xMove(t, m, xWindowOf(t, m, stranger.PID()), pc.Min.Add(image.Pt(pc.Dx()/2, 60)))
+	if !sc.Overlaps(pc) {
+		t.Fatalf("the stranger at %v does not cover the peer at %v", sc, pc)
+	}
+	var got []image.Rectangle
+	covered := func() bool {
+		got = d.OwnWindows()
+		if len(got) == 0 {
+			return false
+		}
+		for _, r := range got {
+			if r.Overlaps(sc) {
+				return false
+			}
+		}
+		return true
+	}
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end) && !covered(); time.Sleep(20 * time.Millisecond) {
+	}
+	if !covered() {
+		t.Fatalf("own windows %v overlap the stranger's %v on top of the peer's %v", got, sc, pc)
+	}
+	// The peer's uncovered left part (its Cancel) is still own.
+	cancel := image.Pt(pc.Min.X+40, pc.Max.Y-25)
+	if cancel.In(sc) || !slices.ContainsFunc(got, cancel.In) {
+		t.Errorf("own windows %v: the peer's Cancel at %v (stranger at %v) must be in one", got, cancel, sc)
 	}
 }
