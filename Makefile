@@ -31,9 +31,11 @@ DEB_PKGS  += $(EVAL_APPS)
 # library itself is loaded at run time), the portal and its GNOME
 # implementation, and the protocol XML that internal/wl's generated bindings
 # are checked against (libwayland-dev, wayland-protocols, the wlr protocols in
-# librust-wayland-protocols-dev, plasma-wayland-protocols).
+# librust-wayland-protocols-dev, plasma-wayland-protocols); Xwayland, which
+# mutter starts for the X11 clients (the app) whose windows the gnome and
+# portal backends find.
 DEB_PKGS  += sway grim wtype foot wl-clipboard wayland-utils \
-             mutter pipewire pipewire-bin wireplumber libglib2.0-bin \
+             mutter xwayland pipewire pipewire-bin wireplumber libglib2.0-bin \
              libpipewire-0.3-dev libspa-0.2-dev \
              xdg-desktop-portal xdg-desktop-portal-gnome \
              libwayland-dev wayland-protocols librust-wayland-protocols-dev plasma-wayland-protocols

@@ -80,7 +80,8 @@ type Options struct {
 	// Backend is "x11" or "robotgo"; "" = the platform's default (DefaultBackend).
 	Backend string
 	// XDisplay names the X display ("" = $DISPLAY). Only x11 can drive a display
-	// other than $DISPLAY.
+	// other than $DISPLAY; the gnome and portal backends look for deskpilot's
+	// windows on it ("" = the compositor's Xwayland, found from its process).
 	XDisplay string
 	// Wayland names the Wayland compositor's socket, as $WAYLAND_DISPLAY does
 	// (a name in $XDG_RUNTIME_DIR or an absolute path; "" = $WAYLAND_DISPLAY),
@@ -116,7 +117,8 @@ type Options struct {
 	HasWindow bool
 	// Peers, when set, lists the pids of other deskpilot processes of this
 	// user that show windows (the app: runctl.Peers); their windows are
-	// masked and refused as this process's own are, on X11. It is called
+	// masked and refused as this process's own are, on X11, on sway, and on
+	// GNOME and through the portal for X11 windows (Xwayland). It is called
 	// only when a window shown since the last look needs its owner told.
 	Peers func() []int
 	// OwnInput, when set, is when the app itself last saw the person's input

@@ -137,6 +137,9 @@ func diagnoseDBus(ctx context.Context, o Options, backend string, getenv func(st
 		}
 	}
 	out = append(out, diagnosePortalConf(getenv, backend)...)
+	if backend == "gnome" || backend == "portal" {
+		out = append(out, diagnoseXwayland(conn, o, backend))
+	}
 	return out
 }
 

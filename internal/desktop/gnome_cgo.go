@@ -32,9 +32,10 @@ const firstKeySettle = 100 * time.Millisecond
 // gnomeBackend drives GNOME through Mutter's RemoteDesktop and ScreenCast
 // (internal/mutter), with frames from the ScreenCast's PipeWire stream
 // (internal/pipewire). Root coordinates are the monitors' pixels (logical
-// position times scale). GNOME tells a client nothing of other windows, so
-// own windows cannot be found (errors.ErrUnsupported) and own input is never
-// seen; the person's pointer is (the stream's cursor metadata).
+// position times scale). GNOME tells a client nothing of other windows;
+// deskpilot's own and its peers' are X11 clients of Mutter's Xwayland, found
+// there (xwaylandWindows): masked and refused as on X11. The person's pointer
+// is the stream's cursor metadata.
 type gnomeBackend struct {
 	conn   *dbus.Conn
 	opts   Options
@@ -43,6 +44,7 @@ type gnomeBackend struct {
 	st     *pipewire.Stream
 	in     *vinput
 	target image.Rectangle
+	xw     *xwaylandWindows // nil unless Options.HasWindow or Peers
 }
 
 func openGnome(o Options) (backend, error) {
@@ -65,7 +67,37 @@ func openGnome(o Options) (backend, error) {
 		conn.Close()
 		return nil, errors.New("gnome backend: GNOME reports no monitor")
 	}
-	return &gnomeBackend{conn: conn, opts: o, mons: mons}, nil
+	b := &gnomeBackend{conn: conn, opts: o, mons: mons}
+	if o.HasWindow || o.Peers != nil {
+		b.xw = newXwaylandWindows(func() (xDisplay, bool) {
+			return findXwayland(o.XDisplay, o.XAuthority, func() (int, bool) { return mutterPID(conn, o) })
+		}, o.Peers, b.xToRoot)
+	}
+	return b, nil
+}
+
+// xToRoot maps a rectangle of Xwayland's root, which is Mutter's layout
+// (logical coordinates), into root pixels: by the scale of the monitor it is
+// on. At scale 1 on monitors laid out from the origin the two are the same.
+func (b *gnomeBackend) xToRoot(r image.Rectangle) image.Rectangle {
+	mid := r.Min.Add(r.Size().Div(2))
+	for _, m := range b.mons {
+		if mid.In(m.Bounds) {
+			return logicalToPixels(r, m.Bounds.Min, monitorPixels(m).Min, m.Scale)
+		}
+	}
+	return r
+}
+
+// logicalToPixels maps r from logical coordinates, where a monitor's origin
+// is at logical, into pixels, where it is at pixels, at scale s.
+func logicalToPixels(r image.Rectangle, logical, pixels image.Point, s float64) image.Rectangle {
+	if s <= 0 {
+		s = 1
+	}
+	f := func(v, o, p int) int { return p + int(float64(v-o)*s+0.5) }
+	return image.Rect(f(r.Min.X, logical.X, pixels.X), f(r.Min.Y, logical.Y, pixels.Y),
+		f(r.Max.X, logical.X, pixels.X), f(r.Max.Y, logical.Y, pixels.Y))
 }
 
 func monitorPixels(m mutter.Monitor) image.Rectangle {
@@ -206,9 +238,19 @@ func (b *gnomeBackend) idle() (time.Duration, error) {
 	return mutter.Idle(ctx, b.conn)
 }
 
-func (b *gnomeBackend) ownWindows() ([]image.Rectangle, error) { return nil, errors.ErrUnsupported }
+func (b *gnomeBackend) ownWindows() ([]image.Rectangle, error) {
+	if b.xw == nil {
+		return nil, errors.ErrUnsupported
+	}
+	return b.xw.ownWindows()
+}
 
-func (b *gnomeBackend) ownInput() time.Time { return time.Time{} }
+func (b *gnomeBackend) ownInput() time.Time {
+	if b.xw == nil {
+		return time.Time{}
+	}
+	return b.xw.ownInput()
+}
 
 func (b *gnomeBackend) displayEnv() []string {
 	var env []string
@@ -233,6 +275,9 @@ func (b *gnomeBackend) close() error {
 	}
 	if b.sess != nil {
 		_ = b.sess.Close() // fails when GNOME already ended it
+	}
+	if b.xw != nil {
+		b.xw.close()
 	}
 	errs = append(errs, b.conn.Close())
 	return errors.Join(errs...)

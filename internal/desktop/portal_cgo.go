@@ -29,7 +29,9 @@ const consentTimeout = 2 * time.Minute
 // RemoteDesktop portal can persist (version 2+) the restore token is kept
 // (0600, PortalTokenPath) so the dialog shows once per install; where it
 // cannot, deskpilot says so once. No portal tells of windows or idle time
-// (on GNOME the idle time comes from Mutter when it is on the bus).
+// (on GNOME the idle time comes from Mutter when it is on the bus);
+// deskpilot's own and its peers' windows are X11 clients of the compositor's
+// Xwayland, found there (xwaylandWindows).
 type portalBackend struct {
 	conn   *dbus.Conn
 	opts   Options
@@ -38,6 +40,7 @@ type portalBackend struct {
 	stream portal.Stream
 	bounds image.Rectangle
 	in     *vinput
+	xw     *xwaylandWindows // nil unless Options.HasWindow or Peers
 }
 
 func openPortal(o Options) (backend, error) {
@@ -88,7 +91,23 @@ func openPortal(o Options) (backend, error) {
 	size, _ := b.st.Size()
 	min := image.Pt(int(b.stream.Position[0]), int(b.stream.Position[1]))
 	b.bounds = image.Rectangle{Min: min, Max: min.Add(size)}
+	if o.HasWindow || o.Peers != nil {
+		b.xw = newXwaylandWindows(func() (xDisplay, bool) {
+			return findXwayland(o.XDisplay, o.XAuthority, func() (int, bool) { return compositorPID(conn, o) })
+		}, o.Peers, b.xToRoot)
+	}
 	return b, nil
+}
+
+// xToRoot maps a rectangle of Xwayland's root (the compositor's layout) into
+// root pixels: the stream sits at its logical position, its pixels over its
+// logical size (when the portal tells it; else scale 1).
+func (b *portalBackend) xToRoot(r image.Rectangle) image.Rectangle {
+	s := 1.0
+	if w := b.stream.Size[0]; w > 0 {
+		s = float64(b.bounds.Dx()) / float64(w)
+	}
+	return logicalToPixels(r, b.bounds.Min, b.bounds.Min, s)
 }
 
 // writePrivate writes s to path, readable by its owner only.
@@ -162,9 +181,19 @@ func (b *portalBackend) idle() (time.Duration, error) {
 	return 0, errors.ErrUnsupported
 }
 
-func (b *portalBackend) ownWindows() ([]image.Rectangle, error) { return nil, errors.ErrUnsupported }
+func (b *portalBackend) ownWindows() ([]image.Rectangle, error) {
+	if b.xw == nil {
+		return nil, errors.ErrUnsupported
+	}
+	return b.xw.ownWindows()
+}
 
-func (b *portalBackend) ownInput() time.Time { return time.Time{} }
+func (b *portalBackend) ownInput() time.Time {
+	if b.xw == nil {
+		return time.Time{}
+	}
+	return b.xw.ownInput()
+}
 
 func (b *portalBackend) displayEnv() []string {
 	var env []string
@@ -188,6 +217,9 @@ func (b *portalBackend) close() error {
 		errs = append(errs, b.st.Close())
 	}
 	_ = b.sess.Close()
+	if b.xw != nil {
+		b.xw.close()
+	}
 	errs = append(errs, b.conn.Close())
 	return errors.Join(errs...)
 }

@@ -117,6 +117,14 @@ func save(t *testing.T, f *image.RGBA, name string) {
 // "Allow remote interaction" and clicks Share.
 func openPortalConsented(t *testing.T, m *wldisplay.Mutter) *Desktop {
 	t.Helper()
+	return openPortalConsentedWith(t, m, Options{})
+}
+
+// openPortalConsentedWith is openPortalConsented with more options (o's
+// backend, bus and Wayland socket are set to m's).
+func openPortalConsentedWith(t *testing.T, m *wldisplay.Mutter, o Options) *Desktop {
+	t.Helper()
+	o.Backend, o.SessionBus, o.Wayland = "portal", m.Bus, m.Socket
 	h := newHarness(t, m)
 	type opened struct {
 		d   *Desktop
@@ -124,7 +132,7 @@ func openPortalConsented(t *testing.T, m *wldisplay.Mutter) *Desktop {
 	}
 	done := make(chan opened, 1)
 	go func() {
-		d, err := Open(Options{Backend: "portal", SessionBus: m.Bus, Wayland: m.Socket})
+		d, err := Open(o)
 		done <- opened{d, err}
 	}()
 	// The dialog is in place once Share (the blue button) stays put.

@@ -20,6 +20,10 @@ type MutterOptions struct {
 	// Portal also makes xdg-desktop-portal (with its GNOME backend) reachable
 	// on the session bus, D-Bus activated as in a desktop session.
 	Portal bool
+	// X11 has mutter start Xwayland, as a GNOME session does: X11 clients
+	// (StartX11) then show on the Wayland screen, with mutter as their
+	// window manager.
+	X11 bool
 }
 
 // Mutter is a running headless mutter in a session bus of its own, with
@@ -36,6 +40,9 @@ type Mutter struct {
 	PipeWire string
 	// Width and Height are the virtual monitor's size.
 	Width, Height int
+	// XDisplay and XAuthority are Xwayland's display (":2") and the file of
+	// its cookie, as mutter gives them to its session; "" without X11.
+	XDisplay, XAuthority string
 
 	home  string
 	procs []*proc // bus, pipewire, wireplumber, mutter
@@ -51,6 +58,9 @@ func StartMutter(ctx context.Context, o MutterOptions) (_ *Mutter, err error) {
 	if o.Portal {
 		progs["/usr/libexec/xdg-desktop-portal"] = "xdg-desktop-portal"
 		progs["/usr/libexec/xdg-desktop-portal-gnome"] = "xdg-desktop-portal-gnome"
+	}
+	if o.X11 {
+		progs["Xwayland"] = "xwayland"
 	}
 	if err := need(progs); err != nil {
 		return nil, err
@@ -85,11 +95,38 @@ func StartMutter(ctx context.Context, o MutterOptions) (_ *Mutter, err error) {
 		return nil, err
 	}
 	size := fmt.Sprintf("%dx%d", o.Width, o.Height)
-	if err := m.run(ctx, "mutter's RemoteDesktop on the bus", m.hasRemoteDesktop,
-		"mutter", "--headless", "--virtual-monitor", size, "--wayland", "--no-x11", "--wayland-display=wayland-gw"); err != nil {
+	args := []string{"--headless", "--virtual-monitor", size, "--wayland", "--wayland-display=wayland-gw"}
+	ready := m.hasRemoteDesktop
+	if o.X11 {
+		// Mutter gives the session's program (after "--") Xwayland's DISPLAY
+		// and XAUTHORITY; this one writes them down and stays while mutter
+		// runs.
+		xenv := filepath.Join(m.RuntimeDir, "xwayland-env")
+		args = append(args, "--", "sh", "-c", `printf '%s\n%s\n' "$DISPLAY" "$XAUTHORITY" > "$1.tmp" && mv "$1.tmp" "$1"; `+
+			`while kill -0 $PPID 2>/dev/null; do sleep 1; done`, "sh", xenv)
+		ready = func() bool { return m.hasRemoteDesktop() && m.readXEnv(xenv) }
+	} else {
+		args = append(args, "--no-x11")
+	}
+	if err := m.run(ctx, "mutter's RemoteDesktop on the bus", ready, "mutter", args...); err != nil {
 		return nil, err
 	}
 	return m, nil
+}
+
+// readXEnv reads the display and cookie file that mutter's session program
+// wrote to path.
+func (m *Mutter) readXEnv(path string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	lines := strings.Split(string(b), "\n")
+	if len(lines) < 2 || lines[0] == "" {
+		return false
+	}
+	m.XDisplay, m.XAuthority = lines[0], lines[1]
+	return true
 }
 
 // startBus starts a private session bus and reads its address.
@@ -174,6 +211,32 @@ func (m *Mutter) Command(ctx context.Context, name string, args ...string) *exec
 
 // Start starts a program in the session; Close stops it.
 func (m *Mutter) Start(name string, args ...string) (*App, error) { return startApp(m, name, args...) }
+
+// StartX11 starts a program in the session as an X11 client of Xwayland
+// (MutterOptions.X11): GTK and Qt are told to use X11; Close stops it.
+func (m *Mutter) StartX11(name string, args ...string) (*App, error) {
+	if m.XDisplay == "" {
+		return nil, errors.New("wldisplay: mutter runs without Xwayland (MutterOptions.X11)")
+	}
+	return startApp(x11Starter{m}, name, args...)
+}
+
+// X11Command is Command for an X11 client of mutter's Xwayland
+// (MutterOptions.X11): DISPLAY and XAUTHORITY set, GTK and Qt told to use X11.
+func (m *Mutter) X11Command(ctx context.Context, name string, args ...string) *exec.Cmd {
+	cmd := m.Command(ctx, name, args...)
+	cmd.Env = append(cmd.Env, "DISPLAY="+m.XDisplay, "XAUTHORITY="+m.XAuthority, "GDK_BACKEND=x11", "QT_QPA_PLATFORM=xcb")
+	return cmd
+}
+
+// x11Starter starts programs on mutter's Xwayland.
+type x11Starter struct{ m *Mutter }
+
+func (s x11Starter) Command(ctx context.Context, name string, args ...string) *exec.Cmd {
+	return s.m.X11Command(ctx, name, args...)
+}
+
+func (s x11Starter) track(a *App) { s.m.track(a) }
 
 func (m *Mutter) track(a *App) {
 	m.mu.Lock()
