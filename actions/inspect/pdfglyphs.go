@@ -40,6 +40,9 @@ func glyphSegments(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, runes []rune
 			}
 			continue
 		}
+		if unmapped(inst, tp, i, r) {
+			continue // as mappedRunes
+		}
 		pos, ok := looseBox(i)
 		if !ok {
 			return nil, false
