@@ -325,9 +325,14 @@ func preparePage(inst pdfium.Pdfium, forms *formReader, doc references.FPDF_DOCU
 // cannot decode) reads as its form values alone rather than failing the
 // document.
 func pageText(inst pdfium.Pdfium, page requests.Page, fields []formField) string {
-	boxes, huge := pageBoxes(inst, page)
+	boxes, q, huge := pageBoxes(inst, page)
 	if huge != "" {
 		return joinSection(huge, formSection(fields))
+	}
+	for i, f := range fields {
+		r := f.rect
+		r.left, r.top, r.right, r.bottom = q.box(r.left, r.top, r.right, r.bottom)
+		fields[i].rect = r
 	}
 	boxes, unplaced := mergeFields(boxes, fields)
 	return joinSection(layoutPage(boxes), formSection(unplaced))
@@ -344,51 +349,54 @@ func joinSection(text, section string) string {
 	return text + "\n\n" + section
 }
 
-// pageBoxes reads a page's text runs, or for a page of more than
-// maxPageChars characters its text in the file's order (huge).
-func pageBoxes(inst pdfium.Pdfium, page requests.Page) (boxes []box, huge string) {
+// pageBoxes reads a page's text runs, turned back by the turn of most of
+// its text (q), or for a page of more than maxPageChars characters its text
+// in the file's order (huge).
+func pageBoxes(inst pdfium.Pdfium, page requests.Page) (boxes []box, q turn, huge string) {
 	tp, err := inst.FPDFText_LoadPage(&requests.FPDFText_LoadPage{Page: page})
 	if err != nil {
-		return nil, ""
+		return nil, 0, ""
 	}
 	defer inst.FPDFText_ClosePage(&requests.FPDFText_ClosePage{TextPage: tp.TextPage})
 	count, err := inst.FPDFText_CountChars(&requests.FPDFText_CountChars{TextPage: tp.TextPage})
 	if err != nil || count.Count <= 0 {
-		return nil, ""
+		return nil, 0, ""
 	}
 	if count.Count > maxPageChars {
-		return nil, hugePageText(inst, tp.TextPage, count.Count)
+		return nil, 0, hugePageText(inst, tp.TextPage, count.Count)
 	}
-	if boxes, ok := wordSegments(inst, tp.TextPage, count.Count); ok {
-		return boxes, ""
+	res, err := inst.FPDFText_GetText(&requests.FPDFText_GetText{TextPage: tp.TextPage, StartIndex: 0, Count: count.Count})
+	if err != nil {
+		return nil, 0, ""
 	}
-	res, err := inst.GetPageTextStructured(&requests.GetPageTextStructured{Page: page, Mode: requests.GetPageTextStructuredModeChars})
-	if err != nil || res == nil {
-		return nil, ""
-	}
-	chars := res.Chars[:0:0]
-	for i, c := range res.Chars {
-		if r, _ := utf8.DecodeRuneInString(c.Text); c.Text == "" || !unmapped(inst, tp.TextPage, i, r) {
-			chars = append(chars, c) // one per character, in the text page's order
+	runes := []rune(strings.TrimRight(res.Text, "\x00"))
+	q = pageTurn(inst, tp.TextPage, runes)
+	if len(runes) == count.Count {
+		if boxes, ok := wordSegments(inst, tp.TextPage, runes, q); ok {
+			return boxes, q, ""
 		}
 	}
-	return segments(chars), ""
+	st, err := inst.GetPageTextStructured(&requests.GetPageTextStructured{Page: page, Mode: requests.GetPageTextStructuredModeChars})
+	if err != nil || st == nil {
+		return nil, q, ""
+	}
+	chars := st.Chars[:0:0]
+	for i, c := range st.Chars {
+		if r, _ := utf8.DecodeRuneInString(c.Text); c.Text == "" || !unmapped(inst, tp.TextPage, i, r) {
+			p := &c.PointPosition // one per character, in the text page's order
+			p.Left, p.Top, p.Right, p.Bottom = q.box(min(p.Left, p.Right), max(p.Top, p.Bottom), max(p.Left, p.Right), min(p.Top, p.Bottom))
+			chars = append(chars, c)
+		}
+	}
+	return segments(chars), q, ""
 }
 
 // wordSegments reads a page's text in one call and asks PDFium for the
 // boxes of the first and last character of each word only — a tenth of the
 // calls of asking for every character — then groups the words into runs as
-// segments does. ok is false when the text does not map one character to
-// one rune (then the caller asks per character).
-func wordSegments(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, n int) ([]box, bool) {
-	res, err := inst.FPDFText_GetText(&requests.FPDFText_GetText{TextPage: tp, StartIndex: 0, Count: n})
-	if err != nil {
-		return nil, false
-	}
-	runes := []rune(strings.TrimRight(res.Text, "\x00"))
-	if len(runes) != n {
-		return nil, false
-	}
+// segments does, its boxes turned back by q. runes is the page's text, one
+// rune per character; ok is false when a box cannot be read.
+func wordSegments(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, runes []rune, q turn) ([]box, bool) {
 	charBox := func(i int) (float64, float64, float64, float64, bool) {
 		// The loose box spans the font's ascent to descent: every word of a
 		// line gets the same height, which keeps line and paragraph gaps
@@ -399,7 +407,8 @@ func wordSegments(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, n int) ([]box
 		}
 		rc := cb.Rect
 		l, r, t, b := float64(rc.Left), float64(rc.Right), float64(rc.Top), float64(rc.Bottom)
-		return min(l, r), max(t, b), max(l, r), min(t, b), true
+		l, t, r, b = q.box(min(l, r), max(t, b), max(l, r), min(t, b))
+		return l, t, r, b, true
 	}
 	var chars []*responses.GetPageTextStructuredChar
 	var prev *responses.CharPosition // the last word's last glyph
@@ -430,7 +439,7 @@ func wordSegments(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, n int) ([]box
 			h := max(min(t1-b1, prev.Top-prev.Bottom), 1)
 			gap := l1 - prev.Right
 			if min(t1, prev.Top)-max(b1, prev.Bottom) > 0.3*h && gap > -h && gap <= wordGap*h {
-				return glyphSegments(inst, tp, runes)
+				return glyphSegments(inst, tp, runes, q)
 			}
 		}
 		last := responses.CharPosition{Left: l2, Right: r2, Top: t2, Bottom: b2}
