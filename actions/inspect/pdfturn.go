@@ -15,8 +15,12 @@ import (
 // back before it: turned text otherwise reads as a column of words.
 type turn int
 
-// maxTurnSamples is how many characters of a page are asked for their angle.
-const maxTurnSamples = 33
+// maxTurnSamples is how many characters of a page are asked for their
+// angle; the first uprightSamples of them upright settle it.
+const (
+	maxTurnSamples = 33
+	uprightSamples = 8
+)
 
 // pageTurn samples characters spread over a page's text and returns the
 // quarter turn most of them share, by their angle and by where the next
@@ -24,11 +28,15 @@ const maxTurnSamples = 33
 // upright (a text matrix that mirrors the page's y axis, as some producers
 // write, gives upright text an angle of a half turn).
 func pageTurn(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, runes []rune) turn {
-	var byAngle, byStep [4]int
+	var byAngle [4]int
+	var sampled []int // the characters asked, followed by one of their word
 	step := max(1, len(runes)/maxTurnSamples)
 	for i := 0; i < len(runes); i += step {
 		if isBreak(runes[i]) || runes[i] < ' ' {
 			continue
+		}
+		if byAngle[0] == uprightSamples && byAngle[1]+byAngle[2]+byAngle[3] == 0 {
+			return 0 // the common case, settled in a few calls
 		}
 		a, err := inst.FPDFText_GetCharAngle(&requests.FPDFText_GetCharAngle{TextPage: tp, Index: i})
 		if err != nil {
@@ -38,13 +46,20 @@ func pageTurn(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, runes []rune) tur
 		ccw := math.Mod(2*math.Pi-float64(a.CharAngle), 2*math.Pi)
 		byAngle[int(math.Round(ccw/(math.Pi/2)))%4]++
 		if i+1 < len(runes) && !isBreak(runes[i+1]) && runes[i+1] >= ' ' {
-			if q, ok := stepTurn(inst, tp, i); ok {
-				byStep[q]++
-			}
+			sampled = append(sampled, i)
 		}
 	}
 	q := most(byAngle)
-	if q != 0 && most(byStep) != q {
+	if q == 0 {
+		return 0
+	}
+	var byStep [4]int
+	for _, i := range sampled {
+		if s, ok := stepTurn(inst, tp, i); ok {
+			byStep[s]++
+		}
+	}
+	if most(byStep) != q {
 		return 0
 	}
 	return q
