@@ -31,10 +31,10 @@ type formField struct {
 	name  string  // the field's user name (/TU) or its full name (/T of it and its parents)
 	value string  // the text, the chosen options, or a check mark
 	mark  bool    // a check box or radio button: its own glyphs in the box are replaced
-	rect  box     // the widget's rectangle in page space; placed is false when it has none
+	rect  box     // the widget's rectangle in page space, when place
 	size  float64 // the text size, 0 when automatic
 	multi bool    // a multi-line text field
-	place bool
+	place bool    // the widget has a usable rectangle
 }
 
 // formReader reads the form widgets of a document's pages. Most widgets
