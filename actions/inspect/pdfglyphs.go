@@ -9,10 +9,10 @@ import (
 	"github.com/klippa-app/go-pdfium/responses"
 )
 
-// glyphSegments asks PDFium for the box of each character of a page's text,
-// decides the word breaks from the glyphs' spacing (glyphWords) and groups
+// glyphSegments asks PDFium for the box of each character of a page's text
+// (turned back by q), decides the word breaks from the glyphs' spacing (glyphWords) and groups
 // the runs as segments does; ok is false when a box cannot be read.
-func glyphSegments(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, runes []rune) ([]box, bool) {
+func glyphSegments(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, runes []rune, q turn) ([]box, bool) {
 	looseBox := func(i int) (responses.CharPosition, bool) {
 		// The loose box spans the font's ascent to descent: every glyph of
 		// a line gets the same height, which keeps line and paragraph gaps
@@ -24,7 +24,8 @@ func glyphSegments(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, runes []rune
 		}
 		rc := cb.Rect
 		l, r, t, b := float64(rc.Left), float64(rc.Right), float64(rc.Top), float64(rc.Bottom)
-		return responses.CharPosition{Left: min(l, r), Right: max(l, r), Top: max(t, b), Bottom: min(t, b)}, true
+		l, t, r, b = q.box(min(l, r), max(t, b), max(l, r), min(t, b))
+		return responses.CharPosition{Left: l, Right: r, Top: t, Bottom: b}, true
 	}
 	var gs []glyph
 	next := glyph{spaceMid: math.Inf(1)} // what comes before the next glyph
@@ -39,6 +40,9 @@ func glyphSegments(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, runes []rune
 				next.spaceMid = min(next.spaceMid, (sp.Left+sp.Right)/2)
 			}
 			continue
+		}
+		if unmapped(inst, tp, i, r) {
+			continue // as mappedRunes
 		}
 		pos, ok := looseBox(i)
 		if !ok {

@@ -265,14 +265,16 @@ func readDoc(ctx context.Context, inst pdfium.Pdfium, data []byte, req pdfReques
 		return out, nil
 	}
 	out.first = max(req.first, 1)
+	forms := newFormReader(inst, doc)
+	defer forms.close()
 	size := 0
 	for i := out.first - 1; i < out.pages && i < out.first-1+maxPages; i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		flattenPage(inst, doc, i)
+		fields := preparePage(inst, forms, doc, i)
 		page := requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: i}}
-		text := pageText(inst, page)
+		text := pageText(inst, page, fields)
 		if text == "" {
 			out.noText = append(out.noText, i+1)
 			if req.ocr != nil || len(out.rendered) < req.images {
@@ -302,59 +304,99 @@ func readDoc(ctx context.Context, inst pdfium.Pdfium, data []byte, req pdfReques
 	return out, nil
 }
 
-// flattenPage draws page i's annotations (filled-in form fields, stamps,
-// free-text notes) into its content, as a viewer shows them, so their text
-// is read with the page's; the document is the engine's copy, never written
-// back. A page without annotations is left as it is.
-func flattenPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, i int) {
+// preparePage reads page i's form widgets, then draws its annotations
+// (filled-in form fields, stamps, free-text notes) into its content, as a
+// viewer shows them, so their text is read with the page's; the document is
+// the engine's copy, never written back. A page without annotations is left
+// as it is.
+func preparePage(inst pdfium.Pdfium, forms *formReader, doc references.FPDF_DOCUMENT, i int) []formField {
 	p, err := inst.FPDF_LoadPage(&requests.FPDF_LoadPage{Document: doc, Index: i})
 	if err != nil {
-		return
+		return nil
 	}
+	defer inst.FPDF_ClosePage(&requests.FPDF_ClosePage{Page: p.Page})
+	fields := forms.pageFields(p.Page)
 	inst.FPDFPage_Flatten(&requests.FPDFPage_Flatten{Page: requests.Page{ByReference: &p.Page}, Usage: requests.FPDFPage_FlattenUsageNormalDisplay})
-	inst.FPDF_ClosePage(&requests.FPDF_ClosePage{Page: p.Page})
+	return fields
 }
 
-// pageText lays out one page's text; a page PDFium cannot read (a broken
-// content stream, an image it cannot decode) reads as empty rather than
-// failing the document.
-func pageText(inst pdfium.Pdfium, page requests.Page) string {
+// pageText lays out one page's text with the values of its form fields
+// (fields); a page PDFium cannot read (a broken content stream, an image it
+// cannot decode) reads as its form values alone rather than failing the
+// document.
+func pageText(inst pdfium.Pdfium, page requests.Page, fields []formField) string {
+	boxes, q, huge := pageBoxes(inst, page)
+	if huge != "" {
+		return joinSection(huge, formSection(fields))
+	}
+	for i, f := range fields {
+		r := f.rect
+		r.left, r.top, r.right, r.bottom = q.box(r.left, r.top, r.right, r.bottom)
+		fields[i].rect = r
+	}
+	boxes, unplaced := mergeFields(boxes, fields)
+	return joinSection(layoutPage(boxes), formSection(unplaced))
+}
+
+// joinSection puts a section after a page's text.
+func joinSection(text, section string) string {
+	switch {
+	case section == "":
+		return text
+	case text == "":
+		return section
+	}
+	return text + "\n\n" + section
+}
+
+// pageBoxes reads a page's text runs, turned back by the turn of most of
+// its text (q), or for a page of more than maxPageChars characters its text
+// in the file's order (huge).
+func pageBoxes(inst pdfium.Pdfium, page requests.Page) (boxes []box, q turn, huge string) {
 	tp, err := inst.FPDFText_LoadPage(&requests.FPDFText_LoadPage{Page: page})
 	if err != nil {
-		return ""
+		return nil, 0, ""
 	}
 	defer inst.FPDFText_ClosePage(&requests.FPDFText_ClosePage{TextPage: tp.TextPage})
 	count, err := inst.FPDFText_CountChars(&requests.FPDFText_CountChars{TextPage: tp.TextPage})
 	if err != nil || count.Count <= 0 {
-		return ""
+		return nil, 0, ""
 	}
 	if count.Count > maxPageChars {
-		return hugePageText(inst, tp.TextPage, count.Count)
+		return nil, 0, hugePageText(inst, tp.TextPage, count.Count)
 	}
-	if boxes, ok := wordSegments(inst, tp.TextPage, count.Count); ok {
-		return layoutPage(boxes)
+	res, err := inst.FPDFText_GetText(&requests.FPDFText_GetText{TextPage: tp.TextPage, StartIndex: 0, Count: count.Count})
+	if err != nil {
+		return nil, 0, ""
 	}
-	res, err := inst.GetPageTextStructured(&requests.GetPageTextStructured{Page: page, Mode: requests.GetPageTextStructuredModeChars})
-	if err != nil || res == nil {
-		return ""
+	runes := []rune(strings.TrimRight(res.Text, "\x00"))
+	q = pageTurn(inst, tp.TextPage, runes)
+	if len(runes) == count.Count {
+		if boxes, ok := wordSegments(inst, tp.TextPage, runes, q); ok {
+			return boxes, q, ""
+		}
 	}
-	return layoutPage(segments(res.Chars))
+	st, err := inst.GetPageTextStructured(&requests.GetPageTextStructured{Page: page, Mode: requests.GetPageTextStructuredModeChars})
+	if err != nil || st == nil {
+		return nil, q, ""
+	}
+	chars := st.Chars[:0:0]
+	for i, c := range st.Chars {
+		if r, _ := utf8.DecodeRuneInString(c.Text); c.Text == "" || !unmapped(inst, tp.TextPage, i, r) {
+			p := &c.PointPosition // one per character, in the text page's order
+			p.Left, p.Top, p.Right, p.Bottom = q.box(min(p.Left, p.Right), max(p.Top, p.Bottom), max(p.Left, p.Right), min(p.Top, p.Bottom))
+			chars = append(chars, c)
+		}
+	}
+	return segments(chars), q, ""
 }
 
 // wordSegments reads a page's text in one call and asks PDFium for the
 // boxes of the first and last character of each word only — a tenth of the
 // calls of asking for every character — then groups the words into runs as
-// segments does. ok is false when the text does not map one character to
-// one rune (then the caller asks per character).
-func wordSegments(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, n int) ([]box, bool) {
-	res, err := inst.FPDFText_GetText(&requests.FPDFText_GetText{TextPage: tp, StartIndex: 0, Count: n})
-	if err != nil {
-		return nil, false
-	}
-	runes := []rune(strings.TrimRight(res.Text, "\x00"))
-	if len(runes) != n {
-		return nil, false
-	}
+// segments does, its boxes turned back by q. runes is the page's text, one
+// rune per character; ok is false when a box cannot be read.
+func wordSegments(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, runes []rune, q turn) ([]box, bool) {
 	charBox := func(i int) (float64, float64, float64, float64, bool) {
 		// The loose box spans the font's ascent to descent: every word of a
 		// line gets the same height, which keeps line and paragraph gaps
@@ -365,7 +407,8 @@ func wordSegments(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, n int) ([]box
 		}
 		rc := cb.Rect
 		l, r, t, b := float64(rc.Left), float64(rc.Right), float64(rc.Top), float64(rc.Bottom)
-		return min(l, r), max(t, b), max(l, r), min(t, b), true
+		l, t, r, b = q.box(min(l, r), max(t, b), max(l, r), min(t, b))
+		return l, t, r, b, true
 	}
 	var chars []*responses.GetPageTextStructuredChar
 	var prev *responses.CharPosition // the last word's last glyph
@@ -396,12 +439,19 @@ func wordSegments(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, n int) ([]box
 			h := max(min(t1-b1, prev.Top-prev.Bottom), 1)
 			gap := l1 - prev.Right
 			if min(t1, prev.Top)-max(b1, prev.Bottom) > 0.3*h && gap > -h && gap <= wordGap*h {
-				return glyphSegments(inst, tp, runes)
+				return glyphSegments(inst, tp, runes, q)
 			}
 		}
 		last := responses.CharPosition{Left: l2, Right: r2, Top: t2, Bottom: b2}
 		prev = &last
 		w := string(runes[i:j])
+		if kept, ok := mappedRunes(inst, tp, runes, i, j); !ok {
+			if kept == "" {
+				i = j
+				continue
+			}
+			w = kept
+		}
 		if t, ok := strings.CutSuffix(w, "\uFFFE"); ok {
 			// PDFium's mark for a hyphen at a line end; inside a word that
 			// goes on on the next line it is dropped (cleanRun), and the
@@ -414,6 +464,44 @@ func wordSegments(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, n int) ([]box
 		i = j
 	}
 	return segments(chars), true
+}
+
+// mappedRunes drops from runes[i:j] the characters PDFium could not map to
+// Unicode and reports as their font's code instead (a CID font whose
+// ToUnicode map leaves glyphs out, or maps them to nothing: its glyph
+// numbers read as stray Greek or Cyrillic letters); pdftotext drops them
+// too. Only codes past U+00FF are asked about: a simple font's unmapped
+// code is often its letter (and costs no call). ok is true when nothing was
+// dropped.
+func mappedRunes(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, runes []rune, i, j int) (string, bool) {
+	var b []rune
+	dropped := false
+	for k := i; k < j; k++ {
+		if unmapped(inst, tp, k, runes[k]) {
+			if !dropped {
+				b = append(b, runes[i:k]...)
+			}
+			dropped = true
+			continue
+		}
+		if dropped {
+			b = append(b, runes[k])
+		}
+	}
+	if !dropped {
+		return "", true
+	}
+	return string(b), false
+}
+
+// unmapped reports whether character i (rune r) of a text page is a font
+// code PDFium could not map to Unicode, for codes past U+00FF.
+func unmapped(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, i int, r rune) bool {
+	if r <= 0xFF || r == 0xFFFE {
+		return false
+	}
+	e, err := inst.FPDFText_HasUnicodeMapError(&requests.FPDFText_HasUnicodeMapError{TextPage: tp, Index: i})
+	return err == nil && e.HasUnicodeMapError
 }
 
 // isBreak reports the characters that separate words in PDFium's text.
