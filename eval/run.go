@@ -267,6 +267,9 @@ func (h *harness) runTask(ctx context.Context, t *Task, n int) (res Result, ok b
 		res.Error = fmt.Sprintf("eval: task folder: %v", err)
 		return res, true
 	}
+	if h.shared == nil {
+		b.startShortcuts() // a private display is the task's desktop; a shared one keeps its own keys
+	}
 	return h.runAndCheck(ctx, t, b, res)
 }
 
