@@ -92,6 +92,7 @@ func TestTerminalOutput(t *testing.T) {
 	if err := b.launch(t.Context(), []string{"xterm", "-title", "other"}); err != nil {
 		t.Fatal(err)
 	}
+	waitWindow(t, b, "xterm")
 	var v any
 	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(300 * time.Millisecond) {
 		var err error
