@@ -3,6 +3,7 @@
 package eval
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -12,6 +13,8 @@ import (
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 
+	"deskpilot/a11y"
+	"deskpilot/eval/checks"
 	"deskpilot/internal/xconn"
 )
 
@@ -29,9 +32,12 @@ import (
 // second (the server's cold start is 0.3 s of it, and a server started ahead
 // exits after 10 s without a window). So the grab freezes the keyboard (a
 // synchronous grab): what is typed after the shortcut waits in the X server
-// until the new terminal window is the active one (at most terminalWait),
-// and then reaches it, as it would on a desktop where the terminal opens at
-// once.
+// until the new terminal window is the active one and its shell is ready (at
+// most terminalWait), and then reaches it, as it would on a desktop where
+// the terminal opens at once. Ready is when the focused terminal shows text
+// (the shell's prompt) to vm_terminal_output's reading: keys that reach the
+// window before its shell runs are lost (VTE has no terminal to write them
+// to yet).
 
 // Keysyms of the shortcut.
 const (
@@ -149,21 +155,62 @@ const terminalWait = 10 * time.Second
 func (b *box) openTerminal(c *xgb.Conn) {
 	defer xproto.AllowEvents(c, xproto.AllowAsyncKeyboard, xproto.TimeCurrentTime)
 	root := xproto.Setup(c).DefaultScreen(c).Root
+	ctx, cancel := context.WithTimeout(context.Background(), terminalWait)
+	defer cancel()
 	before := terminalWindows(c, root)
+	var r checks.A11yReader
+	ready := 0
+	if b.d.SessionBus != "" {
+		if a, err := b.checkEnv("").Accessibility(ctx); err == nil {
+			r = a
+			defer r.Close()
+			ready = shells(ctx, r)
+		}
+	}
 	if _, err := b.launchProc([]string{"gnome-terminal"}); err != nil {
 		b.log.printf("shortcuts: Ctrl+Alt+T: %v\n", err)
 		return
 	}
-	for end := time.Now().Add(terminalWait); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+	for ; ctx.Err() == nil; time.Sleep(20 * time.Millisecond) {
 		active, err := windowProp32(c, root, "_NET_ACTIVE_WINDOW")
 		if err != nil {
 			return // the connection closed with the box
 		}
 		if len(active) == 1 && !slices.Contains(before, active[0]) && slices.Contains(terminalWindows(c, root), active[0]) {
-			return
+			break
 		}
 	}
-	b.log.printf("shortcuts: Ctrl+Alt+T: no new GNOME Terminal window became active within %s\n", terminalWait)
+	if r != nil {
+		for ; ctx.Err() == nil; time.Sleep(50 * time.Millisecond) {
+			if shells(ctx, r) > ready {
+				return
+			}
+		}
+	}
+	if ctx.Err() != nil {
+		b.log.printf("shortcuts: Ctrl+Alt+T: no new GNOME Terminal window was active and ready within %s\n", terminalWait)
+	}
+}
+
+// shells counts GNOME Terminal's terminals that show text: their shell has
+// started and printed its prompt. (While the shortcut's grab holds the
+// keyboard no window of it is active, so the focused terminal
+// vm_terminal_output reads is not known yet.)
+func shells(ctx context.Context, r checks.A11yReader) int {
+	els, _, err := r.Elements(ctx, a11y.Query{Role: "terminal"})
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, e := range els {
+		if e.App != "gnome-terminal-server" {
+			continue
+		}
+		if text, err := r.Text(ctx, e); err == nil && strings.TrimSpace(text) != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // terminalWindows lists the client windows of GNOME Terminal (WM_CLASS

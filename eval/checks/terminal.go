@@ -34,6 +34,12 @@ func getTerminalOutput(ctx context.Context, env Env, _ map[string]any) (any, err
 		return nil, fmt.Errorf("%w: vm_terminal_output: %v", ErrUnavailable, err)
 	}
 	defer r.Close()
+	return TerminalOutput(ctx, r)
+}
+
+// TerminalOutput is what vm_terminal_output reads over r: the focused GNOME
+// Terminal's text, or nil (None).
+func TerminalOutput(ctx context.Context, r A11yReader) (any, error) {
 	els, _, err := r.Elements(ctx, a11y.Query{})
 	if err != nil {
 		if ctx.Err() != nil {
