@@ -34,10 +34,11 @@ import (
 // synchronous grab): what is typed after the shortcut waits in the X server
 // until the new terminal window is the active one and its shell is ready (at
 // most terminalWait), and then reaches it, as it would on a desktop where
-// the terminal opens at once. Ready is when the focused terminal shows text
-// (the shell's prompt) to vm_terminal_output's reading: keys that reach the
-// window before its shell runs are lost (VTE has no terminal to write them
-// to yet).
+// the terminal opens at once. Ready is when one more of GNOME Terminal's
+// terminals shows text (its shell's prompt) over AT-SPI than before the
+// press: keys that reach the window before its shell runs are lost. (While
+// the grab holds the keyboard, GTK shows no window of it active nor any
+// terminal focused, so the focused terminal is not what is waited for.)
 
 // Keysyms of the shortcut.
 const (
