@@ -14,6 +14,8 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/jezek/xgb"
+
 	"deskpilot/vision/xdisplay"
 )
 
@@ -49,6 +51,7 @@ type box struct {
 	ended  bool
 	buses  []*busProxy // the display's buses as the box reaches them
 	busDir string      // the proxies' sockets
+	keys   *xgb.Conn   // the display connection holding the desktop's shortcuts (boxkeys.go)
 }
 
 // launched is a program a launch or open step started; stop kills its group.
@@ -90,9 +93,12 @@ func newBox(d *xdisplay.Display, dir, taskDir string) (*box, error) {
 // in it) and closes the log.
 func (b *box) close() {
 	b.mu.Lock()
-	apps, sb, buses, busDir := b.apps, b.sb, b.buses, b.busDir
-	b.apps, b.buses, b.ended = nil, nil, true
+	apps, sb, buses, busDir, keys := b.apps, b.sb, b.buses, b.busDir, b.keys
+	b.apps, b.buses, b.keys, b.ended = nil, nil, nil, true
 	b.mu.Unlock()
+	if keys != nil {
+		closeX(keys) // no shortcut starts a program once the box closes
+	}
 	for _, a := range apps {
 		a.p.kill()
 		<-a.done

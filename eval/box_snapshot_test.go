@@ -111,9 +111,21 @@ func TestNeedsNetwork(t *testing.T) {
 	if statusOf(err) != StatusNeedsNetwork || !strings.Contains(err.Error(), "needs network: https://www.amazon.com") {
 		t.Errorf("offline: %v (status %q), want needs network", err, statusOf(err))
 	}
+	// A check that reads a live site (chrome/b4f95342's expected value comes
+	// from recreation.gov) needs the network too, whatever the setup opens.
+	live := &Task{ID: "chrome/live", os: &osTask{eval: evaluator{funcs: []string{"check_direct_json_object"},
+		result:   []*getter{{kind: "active_tab_html_parse"}},
+		expected: []*getter{{kind: "gotoRecreationPage_and_get_html_content"}}}}}
+	err = h.preflight(live)
+	if statusOf(err) != StatusNeedsNetwork || !strings.Contains(err.Error(),
+		"needs network: https://www.recreation.gov/ (the check's getter gotoRecreationPage_and_get_html_content reads the live site;") {
+		t.Errorf("a live check offline: %v (status %q), want needs network naming the getter", err, statusOf(err))
+	}
 	h.o.TaskNetwork = "host"
-	if err := h.preflight(task); err != nil {
-		t.Errorf("--task-network host: %v", err)
+	for _, tk := range []*Task{task, live} {
+		if err := h.preflight(tk); err != nil {
+			t.Errorf("%s with --task-network host: %v", tk.ID, err)
+		}
 	}
 }
 
@@ -163,4 +175,30 @@ func TestBoxVLCFirstRun(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestNeedsNetworkRecreation: OSWorld's chrome/b4f95342 ("find the next
+// available date for Albion Basin"), verbatim from its tree, is
+// needs_network offline, its line naming the check's live site, not
+// unsupported.
+func TestNeedsNetworkRecreation(t *testing.T) {
+	s, err := Load(osworldTree(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{o: Options{}, inputs: &Inputs{Dir: t.TempDir(), Offline: true}}
+	for _, task := range s.Tasks {
+		if task.ID != "chrome/b4f95342-463e-4179-8c3f-193cd7241fb2" {
+			continue
+		}
+		if task.Problem != nil {
+			t.Fatalf("%s: %v", task.ID, task.Problem)
+		}
+		err := h.preflight(task)
+		if statusOf(err) != StatusNeedsNetwork || !strings.Contains(err.Error(), "gotoRecreationPage_and_get_html_content reads the live site") {
+			t.Errorf("%s offline: %v (status %q); want needs_network naming the getter", task.ID, err, statusOf(err))
+		}
+		return
+	}
+	t.Fatal("chrome/b4f95342 is not in OSWorld's tree")
 }

@@ -23,7 +23,7 @@ import (
 func testBox(t *testing.T) *box {
 	t.Helper()
 	needTools(t, "Xvfb", "openbox", "bwrap", "python3")
-	d, err := xdisplay.Start(t.Context(), xdisplay.Options{Width: 800, Height: 600, Accessibility: true})
+	d, err := xdisplay.Start(t.Context(), xdisplay.Options{Width: 800, Height: 600, Accessibility: true, OnlyA11yActivation: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -437,6 +437,38 @@ func TestHostileChildren(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Errorf("processes left running after the task: %v", left)
+}
+
+// TestHostileActivation: a task that asks the display's session bus (which
+// runs outside the box) to start a service gets none started: GNOME
+// Terminal's real client, asked to run a command, does not run it outside
+// the box, and Nautilus is not activated. The box's gnome-terminal runs the
+// same command, in the box.
+func TestHostileActivation(t *testing.T) {
+	needTools(t, "gnome-terminal", "gdbus")
+	host := filepath.Join(os.TempDir(), fmt.Sprintf("deskpilot-activation-%d", os.Getpid()))
+	t.Cleanup(func() { os.Remove(host) })
+	script := `/usr/bin/gnome-terminal -- sh -c 'hostname > ` + host + `; hostname > ~/outside'; ` +
+		`gdbus call --session --dest org.gnome.Nautilus --object-path /org/gnome/Nautilus --method org.freedesktop.DBus.Peer.Ping > ~/nautilus 2>&1; ` +
+		`gnome-terminal -- sh -c 'hostname > ~/inside'; sleep 3`
+	out := t.TempDir()
+	res := hostileRun(t, Options{Out: out}, nil, map[string][2]string{"activation": {"[" + execStep(script) + "]", answerEval}})
+	if r := res["activation"]; r.Status != "" || strings.HasPrefix(r.Error, "setup") {
+		t.Fatalf("the task did not run: %+v", r)
+	}
+	if data, err := os.ReadFile(host); err == nil {
+		t.Errorf("the task's command ran outside its box (on %q)", data)
+	}
+	home := filepath.Join(out, tasksDir, "activation", "home")
+	if data, err := os.ReadFile(filepath.Join(home, "outside")); err == nil {
+		t.Errorf("/usr/bin/gnome-terminal ran the command, on %q: through a server started outside the box?", data)
+	}
+	if got := taskFile(t, out, "activation", "nautilus"); !strings.Contains(got, "ServiceUnknown") {
+		t.Errorf("gdbus asking for Nautilus: %q, want ServiceUnknown (nothing activated)", got)
+	}
+	if got := taskFile(t, out, "activation", "inside"); got != boxHost+"\n" {
+		t.Errorf("the box's gnome-terminal ran the command on %q, want %q", got, boxHost)
+	}
 }
 
 // TestHostileSetupTimeout: a setup loop that never ends is cut at the task's

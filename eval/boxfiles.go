@@ -23,6 +23,13 @@ const (
 //go:embed box_sudo.py
 var sudoSource string
 
+// terminalSource is the box's gnome-terminal (box_terminal.sh): it starts
+// GNOME Terminal's server in the box, where D-Bus activation would start it
+// outside, then runs the real client.
+//
+//go:embed box_terminal.sh
+var terminalSource string
+
 // snapshotVideoTypes are the video types OSWorld's default_video_player
 // getter asks xdg-mime about.
 var snapshotVideoTypes = []string{"3gp", "3gpp", "3gpp2", "avi", "divx", "dv", "fli", "flv", "mp2t", "mp4",
@@ -53,8 +60,9 @@ func writeBoxFiles(files string) error {
 		data string
 		mode os.FileMode
 	}{
-		"bin/sudo":          {sudoSource, 0o755},
-		"xdg/mimeapps.list": {snapshotMimeapps(), 0o644},
+		"bin/sudo":           {sudoSource, 0o755},
+		"bin/gnome-terminal": {terminalSource, 0o755},
+		"xdg/mimeapps.list":  {snapshotMimeapps(), 0o644},
 	} {
 		p := filepath.Join(files, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

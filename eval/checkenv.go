@@ -5,6 +5,7 @@ package eval
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image"
 	"net"
@@ -104,6 +105,18 @@ func (e *checkEnv) AccessibilityTree(ctx context.Context) (string, error) {
 		attrs = nil // the tree without attr:* rather than no tree
 	}
 	return checks.TreeXML(els, attrs), nil
+}
+
+// Accessibility connects to the display's AT-SPI tree for a getter.
+func (e *checkEnv) Accessibility(ctx context.Context) (checks.A11yReader, error) {
+	if e.b.d.SessionBus == "" {
+		return nil, errors.New("the task's display has no accessibility bus")
+	}
+	c, err := atspi.Connect(ctx, atspi.Options{XDisplay: e.b.d.Name, XAuthority: e.b.d.XAuthority, BusAddress: e.b.d.SessionBus, IgnoreEnv: true})
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // Windows lists the display's windows with their WM_CLASS, read by xprop in

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"deskpilot/eval/checks"
 )
 
 // defaultInputs is the cache used without Options.Inputs: the user's cache
@@ -51,6 +53,14 @@ func (h *harness) preflight(t *Task) error {
 		}
 	}
 	if h.o.TaskNetwork != "host" {
+		for _, g := range append(append([]*getter{}, t.os.eval.result...), t.os.eval.expected...) {
+			if g == nil {
+				continue
+			}
+			if spec, ok := checks.LookupGetter(g.kind); ok && spec.Web != "" {
+				return &NeedsNetworkError{URL: spec.Web, Getter: g.kind}
+			}
+		}
 		for _, s := range steps {
 			if u := internetURL(s); u != "" {
 				return &NeedsNetworkError{URL: u}
@@ -61,13 +71,22 @@ func (h *harness) preflight(t *Task) error {
 }
 
 // NeedsNetworkError is a task whose setup opens a page on the internet
-// (chrome_open_tabs) while its box has only a loopback of its own: the page
-// would be Chromium's error page, not the state the task starts from, so the
-// task is not run. --task-network host (Options.TaskNetwork) runs it.
-type NeedsNetworkError struct{ URL string }
+// (chrome_open_tabs), or whose check reads a live site (a getter with
+// checks.Getter.Web), while its box has only a loopback of its own: the page
+// would be Chromium's error page, not the state the task starts from or is
+// checked against, so the task is not run. --task-network host
+// (Options.TaskNetwork) runs it.
+type NeedsNetworkError struct {
+	URL    string
+	Getter string // the check's getter that reads URL; "" for a setup step
+}
 
 func (e *NeedsNetworkError) Error() string {
-	return "needs network: " + e.URL + " (the task's box has only a loopback; --task-network host shares this machine's network)"
+	why := ""
+	if e.Getter != "" {
+		why = "the check's getter " + e.Getter + " reads the live site; "
+	}
+	return "needs network: " + e.URL + " (" + why + "the task's box has only a loopback; --task-network host shares this machine's network)"
 }
 
 // internetURL is the first page a step opens that is not on the box's own

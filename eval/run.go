@@ -267,6 +267,9 @@ func (h *harness) runTask(ctx context.Context, t *Task, n int) (res Result, ok b
 		res.Error = fmt.Sprintf("eval: task folder: %v", err)
 		return res, true
 	}
+	if h.shared == nil {
+		b.startShortcuts() // a private display is the task's desktop; a shared one keeps its own keys
+	}
 	return h.runAndCheck(ctx, t, b, res)
 }
 
@@ -404,12 +407,15 @@ func (h *harness) display(ctx context.Context, t *Task) (*xdisplay.Display, func
 	}
 	var d *xdisplay.Display
 	var err error
-	o := xdisplay.Options{Width: size.X, Height: size.Y, Accessibility: true}
+	// The display's session bus starts no service but the AT-SPI launcher:
+	// the bus runs outside the task's box, and so would a service it started
+	// for the task (gnome-terminal's server, running the task's commands).
+	o := xdisplay.Options{Width: size.X, Height: size.Y, Accessibility: true, OnlyA11yActivation: true}
 	for attempt := 0; attempt < 2; attempt++ {
 		if d, err = xdisplay.Start(ctx, o); err == nil || ctx.Err() != nil {
 			break
 		}
-		o.Accessibility = false
+		o.Accessibility, o.OnlyA11yActivation = false, false
 		if wait.Sleep(ctx, displayRetry) != nil {
 			break
 		}

@@ -25,3 +25,8 @@ func (c *Client) Close() error { return nil }
 func (c *Client) Elements(ctx context.Context, q a11y.Query) ([]a11y.Element, a11y.Note, error) {
 	return nil, a11y.Note{}, &a11y.UnavailableError{Reason: "AT-SPI accessibility is only read on Linux, not on " + runtime.GOOS}
 }
+
+// Text fails: AT-SPI exists only on Linux.
+func (c *Client) Text(ctx context.Context, e a11y.Element) (string, error) {
+	return "", &a11y.UnavailableError{Reason: "AT-SPI accessibility is only read on Linux, not on " + runtime.GOOS}
+}

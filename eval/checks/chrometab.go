@@ -25,13 +25,14 @@ import (
 // activeTabGetters are the getters of the active tab.
 func activeTabGetters() map[string]Getter {
 	return map[string]Getter{
-		"active_url_from_accessTree": {Fn: getActiveURL},
-		"active_tab_info":            {Fn: getActiveTabInfo},
-		"page_info":                  {Fn: getPageInfo, Check: needStrings("url")},
-		"pdf_from_url":               {Fn: getPDFFromURL, Check: needStrings("path", "dest")},
-		"active_tab_url_parse":       {Fn: getActiveTabURLParse, Check: needList("parse_keys")},
-		"url_dashPart":               {Fn: getURLDashPart, Check: needKeys("partIndex", "needDeleteId", "returnType")},
-		"active_tab_html_parse":      {Fn: getActiveTabHTMLParse, Check: needKeys("category")},
+		"gotoRecreationPage_and_get_html_content": recreationGetter(),
+		"active_url_from_accessTree":              {Fn: getActiveURL},
+		"active_tab_info":                         {Fn: getActiveTabInfo},
+		"page_info":                               {Fn: getPageInfo, Check: needStrings("url")},
+		"pdf_from_url":                            {Fn: getPDFFromURL, Check: needStrings("path", "dest")},
+		"active_tab_url_parse":                    {Fn: getActiveTabURLParse, Check: needList("parse_keys")},
+		"url_dashPart":                            {Fn: getURLDashPart, Check: needKeys("partIndex", "needDeleteId", "returnType")},
+		"active_tab_html_parse":                   {Fn: getActiveTabHTMLParse, Check: needKeys("category")},
 	}
 }
 

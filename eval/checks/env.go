@@ -35,6 +35,10 @@ type Env interface {
 	// OSWorld's server gives (tags are role names, attributes in the
 	// uri:deskat:* namespaces).
 	AccessibilityTree(ctx context.Context) (string, error)
+	// Accessibility connects to the display's accessibility tree (AT-SPI)
+	// for a getter that reads elements and their whole text; the getter
+	// closes it.
+	Accessibility(ctx context.Context) (A11yReader, error)
 	// Windows lists the display's top-level windows, in stacking order.
 	Windows(ctx context.Context) ([]Window, error)
 	// Screen is the display's size in pixels.

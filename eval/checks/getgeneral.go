@@ -19,7 +19,7 @@ func generalGetters() map[string]Getter {
 		"time_diff_range":      {Fn: getTimeDiffRange},
 		"vm_command_line":      {Fn: getCommand("output")},
 		"vm_command_error":     {Fn: getCommand("error")},
-		"vm_terminal_output":   {Fn: unavailable("the terminal's text comes from OSWorld's VM server, which reads a GNOME Terminal this desktop does not run")},
+		"vm_terminal_output":   {Fn: getTerminalOutput},
 		"accessibility_tree":   {Fn: getAccessibilityTree},
 		"vm_screen_size":       {Fn: getScreenSize},
 		"vm_window_size":       {Fn: getWindowSize, Check: needStrings("app_class_name")},

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"net"
@@ -28,9 +29,12 @@ func (e dirEnv) Exec(context.Context, any, bool) (ExecResult, error) {
 }
 func (e dirEnv) Dial(context.Context, int) (net.Conn, error)       { return nil, os.ErrInvalid }
 func (e dirEnv) AccessibilityTree(context.Context) (string, error) { return "", ErrUnavailable }
-func (e dirEnv) Windows(context.Context) ([]Window, error)         { return nil, nil }
-func (e dirEnv) Screen() image.Point                               { return image.Pt(1920, 1080) }
-func (e dirEnv) Infeasible() bool                                  { return false }
+func (e dirEnv) Accessibility(context.Context) (A11yReader, error) {
+	return nil, errors.New("the folder has no accessibility bus")
+}
+func (e dirEnv) Windows(context.Context) ([]Window, error) { return nil, nil }
+func (e dirEnv) Screen() image.Point                       { return image.Pt(1920, 1080) }
+func (e dirEnv) Infeasible() bool                          { return false }
 
 func newDirEnv(t *testing.T) dirEnv {
 	e := dirEnv{home: t.TempDir(), cache: t.TempDir()}

@@ -61,6 +61,10 @@ type Getter struct {
 	Fn func(ctx context.Context, env Env, cfg map[string]any) (any, error)
 	// Check, when set, looks at cfg when the task loads.
 	Check func(cfg map[string]any) error
+	// Web, when set, is the site on the internet the getter reads whatever
+	// the task's config says (gotoRecreationPage_and_get_html_content goes
+	// to recreation.gov): a task box with only a loopback cannot give it.
+	Web string
 }
 
 // Validate checks a getter config when the task loads.

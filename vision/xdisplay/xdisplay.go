@@ -46,6 +46,13 @@ type Options struct {
 	// register their accessibility trees on that bus and no other; see
 	// Display.SessionBus.
 	Accessibility bool
+	// OnlyA11yActivation (with Accessibility) lets the session bus start no
+	// service but the AT-SPI bus launcher. The bus daemon starts a D-Bus
+	// activated service as its own child, with its environment: a display
+	// whose programs run in a sandbox (eval's task boxes) would otherwise
+	// have org.gnome.Terminal, Nautilus, GVfs and every other service of
+	// /usr/share/dbus-1/services started outside it on request.
+	OnlyA11yActivation bool
 }
 
 func (o Options) withDefaults() Options {
@@ -144,7 +151,7 @@ func Start(ctx context.Context, o Options) (_ *Display, err error) {
 		}
 	}
 	if o.Accessibility {
-		if err := d.startSessionBus(ctx); err != nil {
+		if err := d.startSessionBus(ctx, o.OnlyA11yActivation); err != nil {
 			return nil, err
 		}
 	}
