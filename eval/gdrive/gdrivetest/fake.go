@@ -342,7 +342,7 @@ func (d *Drive) meta(f *File) map[string]any {
 		parents = append(parents, map[string]any{"kind": "drive#parentReference", "id": p, "isRoot": p == "root"})
 	}
 	m := map[string]any{"kind": "drive#file", "id": f.ID, "title": f.Title, "mimeType": f.MimeType,
-		"labels": map[string]any{"starred": false, "hidden": false, "trashed": f.Trashed, "restricted": false, "viewed": true},
+		"labels":  map[string]any{"starred": false, "hidden": false, "trashed": f.Trashed, "restricted": false, "viewed": true},
 		"parents": parents, "createdDate": "2024-01-25T12:00:00.000Z"}
 	switch {
 	case f.MimeType == "application/vnd.google-apps.folder":
@@ -483,12 +483,12 @@ func (d *Drive) Account(t testing.TB, root string, expired bool) {
 		"refresh_token": RefreshToken, "token_expiry": expiry, "token_uri": d.URL + "/token", "user_agent": nil,
 		"revoke_uri": "https://oauth2.googleapis.com/revoke", "id_token": nil, "id_token_jwt": nil,
 		"token_response": map[string]any{"access_token": FirstToken, "expires_in": 3599, "token_type": "Bearer"},
-		"scopes": []string{"https://www.googleapis.com/auth/drive"}, "token_info_uri": "https://oauth2.googleapis.com/tokeninfo",
+		"scopes":         []string{"https://www.googleapis.com/auth/drive"}, "token_info_uri": "https://oauth2.googleapis.com/tokeninfo",
 		"invalid": false, "_class": "OAuth2Credentials", "_module": "oauth2client.client"})
 	for name, data := range map[string][]byte{
-		filepath.Join(dir, "settings.yml"):        []byte(settings),
-		filepath.Join(dir, "client_secrets.json"): secrets,
-		filepath.Join(dir, "credentials.json"):    creds,
+		filepath.Join(dir, "settings.yml"):                                                []byte(settings),
+		filepath.Join(dir, "client_secrets.json"):                                         secrets,
+		filepath.Join(dir, "credentials.json"):                                            creds,
 		filepath.Join(root, "evaluation_examples", "settings", "google", "settings.json"): []byte(`{"email": "someone@example.com", "password": "fake-password-77"}`),
 	} {
 		if err := os.WriteFile(name, data, 0o600); err != nil {
