@@ -1,0 +1,134 @@
+package checks
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"deskpilot/eval/gdrive"
+	"deskpilot/eval/gdrive/gdrivetest"
+)
+
+// driveEnv is a dirEnv with a Google Drive.
+type driveEnv struct {
+	dirEnv
+	root, api string
+}
+
+func (e driveEnv) GoogleDrive(settings string) (*gdrive.Client, error) {
+	return gdrive.Open(gdrive.Config{Settings: settings, Root: e.root, API: e.api})
+}
+
+// TestGoogleDriveFile: get_googledrive_file's four forms (query, path,
+// query_list, path_list), with the configs of OSWorld's own tasks, on a fake
+// Drive: found files downloaded into the cache folder, None for a missing
+// one and for a Google Docs file asked as its own type, and a failing Drive
+// an error.
+func TestGoogleDriveFile(t *testing.T) {
+	ctx := context.Background()
+	d := gdrivetest.New(t)
+	e := driveEnv{dirEnv: newDirEnv(t), root: t.TempDir(), api: d.URL}
+	d.Account(t, e.root, false)
+	const folder = gdrive.FolderType
+	forms := d.Add(gdrivetest.File{Title: "forms", MimeType: folder})
+	d.Add(gdrivetest.File{Title: "form.pdf", MimeType: "application/pdf", Content: []byte("FORM"), Parents: []string{forms}})
+	d.Add(gdrivetest.File{Title: "form.pdf", MimeType: "application/pdf", Content: []byte("ROOT FORM")}) // not in forms
+	figures := d.Add(gdrivetest.File{Title: "figures", MimeType: folder})
+	d.Add(gdrivetest.File{Title: "1.png", MimeType: "image/png", Content: []byte("PNG1"), Parents: []string{figures}})
+	d.Add(gdrivetest.File{Title: "2.png", MimeType: "image/png", Content: []byte("PNG2"), Parents: []string{figures}, Trashed: true})
+	att := d.Add(gdrivetest.File{Title: "attachment", MimeType: folder})
+	d.Add(gdrivetest.File{Title: "Invoice-01234567-89ab.pdf", MimeType: "application/pdf", Content: []byte("INV"), Parents: []string{att}})
+	pol := d.Add(gdrivetest.File{Title: "environment_policy", MimeType: folder})
+	d.Add(gdrivetest.File{Title: "environment_policy_report (draft)", MimeType: "application/vnd.google-apps.document",
+		Parents: []string{pol}, Export: map[string][]byte{"application/pdf": []byte("x")}})
+	for i := 0; i < 5; i++ { // more than a page of decoys at the root
+		d.Add(gdrivetest.File{Title: "decoy", MimeType: "text/plain"})
+	}
+	d.Add(gdrivetest.File{Title: "attachment_full.pdf", MimeType: "application/pdf", Content: []byte("FULL")})
+
+	tests := []struct {
+		name, cfg string
+		want      []string // file contents, "None" for nil; one entry = not a list
+		list      bool
+	}{
+		{"query (897e3b53)", `{"type": "googledrive_file", "settings_file": "evaluation_examples/settings/googledrive/settings.yml", "query": ["title = 'forms' and mimeType = 'application/vnd.google-apps.folder' and trashed = false", "( title = 'form.pdf' or title = 'form.docx.pdf' ) and trashed = false"], "dest": "form.pdf"}`,
+			[]string{"FORM"}, false},
+		{"query at the root (b52b40a5)", `{"type": "googledrive_file", "query": ["title = 'attachment_full.pdf' and trashed = false and 'root' in parents"], "dest": "attachment_full.pdf"}`,
+			[]string{"FULL"}, false},
+		{"path of a Docs file (0c825995)", `{"type": "googledrive_file", "settings_file": "evaluation_examples/settings/googledrive/settings.yml", "path": ["environment_policy", "environment_policy_report (draft)"], "dest": "environment_policy_report (draft).docx"}`,
+			[]string{"None"}, false},
+		{"path missing (22a4636f)", `{"type": "googledrive_file", "path": ["meetings", "Meeting-Agenda.pdf"], "dest": "Meeting-Agenda.pdf"}`,
+			[]string{"None"}, false},
+		{"query_list, one trashed, one missing (46407397)", `{"type": "googledrive_file", "query_list": [["title = 'figures' and trashed = false and 'root' in parents and mimeType = 'application/vnd.google-apps.folder'", "title = '1.png' and trashed = false"], ["title = 'figures' and trashed = false and 'root' in parents and mimeType = 'application/vnd.google-apps.folder'", "title = '2.png' and trashed = false"], ["title = 'figures' and trashed = false and 'root' in parents and mimeType = 'application/vnd.google-apps.folder'", "title = '3.png' and trashed = false"]], "dest": ["1.png", "2.png", "3.png"]}`,
+			[]string{"PNG1", "None", "None"}, true},
+		{"path_list (78aed49a)", `{"type": "googledrive_file", "path_list": [["attachment", "Invoice-01234567-89ab.pdf"], ["attachment", "Receipt-0123-4567.pdf"]], "dest": ["Invoice-01234567-89ab.pdf", "Receipt-0123-4567.pdf"]}`,
+			[]string{"INV", "None"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var cfg map[string]any
+			if err := json.Unmarshal([]byte(tt.cfg), &cfg); err != nil {
+				t.Fatal(err)
+			}
+			g, _ := LookupGetter("googledrive_file")
+			if err := g.Validate(cfg); err != nil {
+				t.Fatalf("validate: %v", err)
+			}
+			v, err := Get(ctx, e, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []any
+			if tt.list {
+				l, ok := v.([]any)
+				if !ok {
+					t.Fatalf("got %#v, want a list", v)
+				}
+				got = l
+			} else {
+				got = []any{v}
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %v, want %d values", got, len(tt.want))
+			}
+			for i, w := range tt.want {
+				if w == "None" {
+					if got[i] != nil {
+						t.Errorf("[%d] = %v, want None", i, got[i])
+					}
+					continue
+				}
+				p, _ := got[i].(string)
+				b, err := os.ReadFile(p)
+				if err != nil || string(b) != w || !strings.HasPrefix(p, e.cache) {
+					t.Errorf("[%d] = %v (%q, %v), want a file of the cache folder holding %q", i, got[i], b, err, w)
+				}
+			}
+		})
+	}
+	// Load-time checks: OSWorld's assert on the lengths, a dest outside.
+	for _, bad := range []string{
+		`{"type": "googledrive_file", "path_list": [["a"], ["b"]], "dest": ["1"]}`,
+		`{"type": "googledrive_file", "path": ["a"], "dest": "../x"}`,
+		`{"type": "googledrive_file", "dest": "x"}`,
+		`{"type": "googledrive_file", "query": "title = 'a'", "dest": "x"}`,
+	} {
+		var cfg map[string]any
+		_ = json.Unmarshal([]byte(bad), &cfg)
+		g, _ := LookupGetter("googledrive_file")
+		if err := g.Validate(cfg); err == nil {
+			t.Errorf("%s: validates, want an error", bad)
+		}
+	}
+	// A Drive that fails is an error, not None; without a Drive, unavailable.
+	d.Fail("/drive/v2/files", 500)
+	cfg := map[string]any{"type": "googledrive_file", "path": []any{"forms", "form.pdf"}, "dest": "f.pdf"}
+	if _, err := Get(ctx, e, cfg); err == nil || !strings.Contains(err.Error(), "HTTP 500") {
+		t.Errorf("failing Drive: %v, want the HTTP 500", err)
+	}
+	if _, err := Get(ctx, e.dirEnv, cfg); err == nil || !strings.Contains(err.Error(), ErrUnavailable.Error()) {
+		t.Errorf("no Drive: %v, want unavailable", err)
+	}
+}
