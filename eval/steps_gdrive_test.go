@@ -1,0 +1,242 @@
+//go:build linux
+
+package eval
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"deskpilot/eval/gdrive"
+	"deskpilot/eval/gdrive/gdrivetest"
+)
+
+// driveTasks are the 8 tasks of OSWorld's test_all.json that use its
+// author's Google Drive (googledrive steps, googledrive_file getters).
+var driveTasks = []string{
+	"0c825995-5b70-4526-b663-113f4c999dd2", "22a4636f-8179-4357-8e87-d1743ece1f81",
+	"46407397-a7d5-4c6b-92c6-dbe038b1457b", "4e9f0faf-2ecc-4ae8-a804-28c9a75d1ddc",
+	"78aed49a-a710-4321-a793-b611a7c5b56b", "897e3b53-5d4d-444b-85cb-2cdc8a97d903",
+	"a0b9dc9c-fc07-4a88-8c5d-5e3ecad91bcb", "b52b40a5-ad70-4c53-b5b0-5650a8387052",
+}
+
+// loadDriveTasks loads the 8 tasks, verbatim, from OSWorld's tree through
+// an index file beside test_all.json.
+func loadDriveTasks(t *testing.T) (*Suite, string) {
+	t.Helper()
+	tree := osworldTree(t)
+	ids, _ := json.Marshal(map[string][]string{"multi_apps": driveTasks})
+	index := filepath.Join(tree, "test_gdrive.json")
+	if err := os.WriteFile(index, ids, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Tasks) != 8 {
+		t.Fatalf("%d tasks, want 8", len(s.Tasks))
+	}
+	return s, filepath.Dir(tree)
+}
+
+// TestGoogleDriveTasksClassified: each of OSWorld's 8 Google Drive tasks,
+// verbatim, loads with nothing unsupported; offline it is needs_network
+// (its login opens Google Drive in the box's Chrome); with the network and
+// OSWorld's tree as it is (settings.yml, no client_secrets.json, no
+// credentials) needs_credentials naming the missing file; with a person's
+// files in place it goes.
+func TestGoogleDriveTasksClassified(t *testing.T) {
+	t.Setenv("DESKPILOT_OSWORLD_ROOT", "")
+	s, root := loadDriveTasks(t)
+	inputs := &Inputs{Dir: t.TempDir()}
+	offline := &harness{o: Options{}, inputs: inputs}
+	online := &harness{o: Options{TaskNetwork: "host"}, inputs: inputs}
+	secrets := filepath.Join(root, "evaluation_examples/settings/googledrive/client_secrets.json")
+	for _, tk := range s.Tasks {
+		if tk.Problem != nil {
+			t.Errorf("%s: %v", tk.ID, tk.Problem)
+			continue
+		}
+		err := offline.preflight(tk)
+		if statusOf(err) != StatusNeedsNetwork {
+			t.Errorf("%s offline: %v (status %q), want needs_network", tk.ID, err, statusOf(err))
+		}
+		err = online.preflight(tk)
+		if statusOf(err) != StatusNeedsCredentials || !strings.Contains(err.Error(), "needs credentials: googledrive: OAuth client file "+secrets+" not found") {
+			t.Errorf("%s online without credentials: %v (status %q), want needs_credentials naming %s", tk.ID, err, statusOf(err), secrets)
+		}
+	}
+	d := gdrivetest.New(t)
+	d.Account(t, root, false)
+	for _, tk := range s.Tasks {
+		if err := online.preflight(tk); err != nil {
+			t.Errorf("%s with credentials: %v, want it to run", tk.ID, err)
+		}
+	}
+	// The login's account file alone missing: named too.
+	account := filepath.Join(root, "evaluation_examples/settings/google/settings.json")
+	os.Remove(account)
+	for _, tk := range s.Tasks {
+		err := online.preflight(tk)
+		if statusOf(err) != StatusNeedsCredentials || !strings.Contains(err.Error(), "needs credentials: login: account file "+account+" not found") {
+			t.Errorf("%s without the login's account: %v", tk.ID, err)
+		}
+	}
+}
+
+// driveBox is a box with no display for steps that need none.
+func driveBox(t *testing.T, taskDir, api string, in *Inputs) *box {
+	t.Helper()
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "setup.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	b := &box{home: filepath.Join(dir, "home"), cache: filepath.Join(dir, "cache"), taskDir: taskDir, log: &limitedLog{f: f, max: maxLog}, driveAPI: api}
+	for _, p := range []string{b.home, b.cache} {
+		if err := os.MkdirAll(p, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(b.attachInputs(in))
+	return b
+}
+
+// TestGoogleDriveSteps runs the googledrive steps of OSWorld's tasks,
+// verbatim, on a fake Drive: delete removes what the query finds (files,
+// then folders with what they hold), mkdirs makes a missing folder once,
+// upload puts the input (from the cache, through a mirror) at the root
+// with the title OSWorld sends; the getters of the same tasks then read
+// what an agent left there.
+func TestGoogleDriveSteps(t *testing.T) {
+	t.Setenv("DESKPILOT_OSWORLD_ROOT", "")
+	s, root := loadDriveTasks(t)
+	byID := map[string]*Task{}
+	for _, tk := range s.Tasks {
+		byID[strings.TrimPrefix(tk.ID, "multi_apps/")] = tk
+	}
+	d := gdrivetest.New(t)
+	d.Account(t, root, true) // an expired token: refreshed on the first request
+	pdf := []byte("%PDF-1.4 invoice")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write(pdf) }))
+	defer srv.Close()
+	in := &Inputs{Dir: t.TempDir(), Mirrors: []Mirror{{From: "https://drive.usercontent.google.com/", To: srv.URL + "/"}}}
+	ctx := context.Background()
+	run := func(id string) *box {
+		t.Helper()
+		tk := byID[id]
+		b := driveBox(t, tk.os.dir, d.URL, in)
+		if st := tk.os.config[0]; st.kind != "googledrive" {
+			t.Fatalf("%s: first step %s", id, st.kind)
+		} else if err := b.runStep(ctx, st); err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		return b
+	}
+	const folder = gdrive.FolderType
+
+	// 897e3b53: delete "title = 'form.pdf' or ... or title = 'forms'".
+	forms := d.Add(gdrivetest.File{Title: "forms", MimeType: folder})
+	inForms := d.Add(gdrivetest.File{Title: "form.pdf", MimeType: "application/pdf", Content: []byte("old"), Parents: []string{forms}})
+	other := d.Add(gdrivetest.File{Title: "keep.txt", MimeType: "text/plain"})
+	stray := d.Add(gdrivetest.File{Title: "form.docx", MimeType: "application/octet-stream"})
+	for i := 0; i < 3; i++ {
+		d.Add(gdrivetest.File{Title: "form.pdf", MimeType: "application/pdf"}) // more than one page of matches
+	}
+	run("897e3b53-5d4d-444b-85cb-2cdc8a97d903")
+	if d.Get(forms) != nil || d.Get(inForms) != nil || d.Get(stray) != nil || len(d.Find("form.pdf")) != 0 {
+		t.Error("897e3b53: the files and folder the query finds are still there")
+	}
+	if d.Get(other) == nil {
+		t.Error("897e3b53: a file the query does not find was deleted")
+	}
+	if d.Issued() != 1 {
+		t.Errorf("the expired token was refreshed %d times, want 1", d.Issued())
+	}
+	var creds map[string]any
+	data, _ := os.ReadFile(filepath.Join(root, "evaluation_examples/settings/googledrive/credentials.json"))
+	if json.Unmarshal(data, &creds) != nil || creds["access_token"] == gdrivetest.FirstToken {
+		t.Error("credentials.json does not hold the refreshed token")
+	}
+
+	// 22a4636f: delete the agenda, then mkdirs ["meetings"], twice: one folder.
+	run("22a4636f-8179-4357-8e87-d1743ece1f81")
+	run("22a4636f-8179-4357-8e87-d1743ece1f81")
+	if m := d.Find("meetings"); len(m) != 1 || m[0].MimeType != folder || m[0].Parents[0] != "root" {
+		t.Errorf("22a4636f: meetings folders %+v, want one at the root", m)
+	}
+
+	// 4e9f0faf: delete invoice.pdf, upload the invoice: at the root, with
+	// path ["invoice.pdf"] as its title, as OSWorld sends it.
+	d.Add(gdrivetest.File{Title: "invoice.pdf", MimeType: "application/pdf", Content: []byte("stale")})
+	b := run("4e9f0faf-2ecc-4ae8-a804-28c9a75d1ddc")
+	if len(d.Find("invoice.pdf")) != 0 {
+		t.Error("4e9f0faf: the old invoice.pdf is still there")
+	}
+	ups := d.Uploads()
+	if len(ups) != 1 || ups[0] != `{"title":["invoice.pdf"],"mimeType":null}` {
+		t.Errorf("4e9f0faf: upload metadata %q, want OSWorld's {\"title\": [\"invoice.pdf\"], \"mimeType\": null}", ups)
+	}
+	logText, _ := os.ReadFile(b.log.f.Name())
+	if !strings.Contains(string(logText), "googledrive: uploaded") {
+		t.Errorf("setup.log: %s", logText)
+	}
+
+	// The getters of 897e3b53 and 78aed49a on what an agent left there.
+	forms = d.Add(gdrivetest.File{Title: "forms", MimeType: folder})
+	d.Add(gdrivetest.File{Title: "form.pdf", MimeType: "application/pdf", Content: []byte("%PDF agent"), Parents: []string{forms}})
+	tk := byID["897e3b53-5d4d-444b-85cb-2cdc8a97d903"]
+	b = driveBox(t, tk.os.dir, d.URL, in)
+	v, err := b.get(ctx, b.checkEnv(""), tk.os.eval.result[0], "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := v.(string); p != filepath.Join(b.cache, "form.pdf") {
+		t.Errorf("897e3b53 getter: %v", v)
+	} else if got, _ := os.ReadFile(p); string(got) != "%PDF agent" {
+		t.Errorf("897e3b53 getter: file holds %q", got)
+	}
+	tk = byID["78aed49a-a710-4321-a793-b611a7c5b56b"]
+	v, err = b.get(ctx, b.checkEnv(""), tk.os.eval.result[1], "")
+	if l, ok := v.([]any); err != nil || !ok || len(l) != 2 || l[0] != nil || l[1] != nil {
+		t.Errorf("78aed49a getter with no attachment folder: %#v, %v; want [None, None]", v, err)
+	}
+	// Nothing of the credentials in the box's files or its log.
+	scanSecrets(t, filepath.Dir(b.home))
+}
+
+// scanSecrets fails for any file under dir holding a secret of the fake
+// account (the client secret, any access or refresh token, the password).
+func scanSecrets(t *testing.T, dir string) {
+	t.Helper()
+	n := 0
+	err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil || !fi.Mode().IsRegular() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		n++
+		for _, sec := range []string{gdrivetest.ClientSecret, gdrivetest.RefreshToken, "ya29.", "fake-password-77"} {
+			if strings.Contains(string(data), sec) {
+				t.Errorf("%s holds a secret (%s)", p, sec)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Errorf("no file under %s to scan", dir)
+	}
+}
