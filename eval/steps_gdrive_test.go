@@ -5,6 +5,7 @@ package eval
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -239,4 +240,95 @@ func scanSecrets(t *testing.T, dir string) {
 	if n == 0 {
 		t.Errorf("no file under %s to scan", dir)
 	}
+}
+
+// TestGoogleDriveRun runs three OSWorld-format tasks on the Drive through
+// Run, on private displays, one at a time: each setup cleans the Drive
+// (delete, mkdirs) and uploads an input; the first task's agent puts the
+// answer in the Drive and passes, the second does nothing and fails
+// although the first one's answer was there before its setup (the setup
+// deleted it); the third names settings that are not there and is
+// needs_credentials, counted apart. The access token starts expired. No
+// file of the results folder holds a secret.
+func TestGoogleDriveRun(t *testing.T) {
+	t.Setenv("DESKPILOT_OSWORLD_ROOT", "")
+	root := t.TempDir()
+	d := gdrivetest.New(t)
+	d.Account(t, root, true)
+	suite := filepath.Join(root, "evaluation_examples", "examples", "drive")
+	if err := os.MkdirAll(suite, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	task := func(id, settings string) string {
+		return `{"id": "` + id + `", "instruction": "Put answer.txt saying 42 in the forms folder of my Google Drive.",
+			"config": [
+				{"type": "googledrive", "parameters": {"settings_file": "` + settings + `", "operation": ["delete", "mkdirs"],
+					"args": [{"query": "title = 'answer.txt' or title = 'forms' or title = 'invoice.pdf'", "trash": false}, {"path": ["forms"]}]}},
+				{"type": "googledrive", "parameters": {"settings_file": "` + settings + `", "operation": ["upload"],
+					"args": [{"url": "https://drive.usercontent.google.com/download?id=invoice", "path": ["invoice.pdf"]}]}}],
+			"evaluator": {"func": "compare_text_file",
+				"result": {"type": "googledrive_file", "settings_file": "` + settings + `", "path": ["forms", "answer.txt"], "dest": "answer.txt"},
+				"expected": {"type": "cloud_file", "path": "https://drive.usercontent.google.com/download?id=gold", "dest": "gold.txt"}}}`
+	}
+	const ok = "evaluation_examples/settings/googledrive/settings.yml"
+	for name, text := range map[string]string{
+		"a-solved.json":  task("a-solved", ok),
+		"b-idle.json":    task("b-idle", ok),
+		"c-nocreds.json": task("c-nocreds", "evaluation_examples/settings/elsewhere/settings.yml"),
+	} {
+		if err := os.WriteFile(filepath.Join(suite, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Query().Get("id") {
+		case "gold":
+			_, _ = w.Write([]byte("42\n"))
+		case "invoice":
+			_, _ = w.Write([]byte("%PDF-1.4 invoice"))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	in := &Inputs{Dir: t.TempDir(), Mirrors: []Mirror{{From: "https://drive.usercontent.google.com/", To: srv.URL + "/"}}}
+	agent := func(ctx context.Context, j Job) (Outcome, error) {
+		if j.TaskID == "a-solved" {
+			forms := d.Find("forms")
+			if len(forms) != 1 {
+				return Outcome{}, errors.New("no forms folder after setup")
+			}
+			d.Add(gdrivetest.File{Title: "answer.txt", MimeType: "text/plain", Content: []byte("42\n"), Parents: []string{forms[0].ID}})
+		}
+		return Outcome{Answer: "done", Outcome: "answered", Steps: 1}, nil
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	sum, err := Run(t.Context(), Options{Suite: suite, Out: out, Model: "m", Parallel: 1, Screen: image1280(), Inputs: in, DriveAPI: d.URL}, agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Result{}
+	for _, r := range sum.Results {
+		got[r.ID] = r
+	}
+	if r := got["a-solved"]; !r.Correct || r.Status != "" {
+		t.Errorf("a-solved: %+v, want a pass", r)
+	}
+	if r := got["b-idle"]; r.Correct || r.Score != 0 || r.Status != "" {
+		t.Errorf("b-idle: %+v, want a verdict of 0 (its setup deleted the answer left before)", r)
+	}
+	want := "setup: needs credentials: googledrive: settings file " + filepath.Join(root, "evaluation_examples/settings/elsewhere/settings.yml") + " not found"
+	if r := got["c-nocreds"]; r.Status != StatusNeedsCredentials || r.Error != want {
+		t.Errorf("c-nocreds: status %q, error %q; want %q", r.Status, r.Error, want)
+	}
+	if o := sum.Overall; o == nil || o.Attempted != 2 || o.Passed != 1 || o.NeedsCredentials != 1 {
+		t.Errorf("overall %+v, want 2 attempted, 1 passed, 1 needs_credentials", sum.Overall)
+	}
+	if n := len(d.Uploads()); n != 2 {
+		t.Errorf("%d uploads, want one per task that ran", n)
+	}
+	if d.Issued() != 1 {
+		t.Errorf("%d tokens issued, want 1 (refreshed once, then saved and reused)", d.Issued())
+	}
+	scanSecrets(t, out)
 }
