@@ -3,9 +3,14 @@ package checks
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"deskpilot/eval/gdrive"
 	"deskpilot/eval/gdrive/gdrivetest"
@@ -130,5 +135,61 @@ func TestGoogleDriveFile(t *testing.T) {
 	}
 	if _, err := Get(ctx, e.dirEnv, cfg); err == nil || !strings.Contains(err.Error(), ErrUnavailable.Error()) {
 		t.Errorf("no Drive: %v, want unavailable", err)
+	}
+}
+
+// signInPage is a page with the fields and buttons of Google's sign-in
+// that OSWorld's login step uses: the email, Next, then (after a moment)
+// the password, Next, which posts what was typed.
+const signInPage = `<!doctype html><html><body>
+<div id="one"><input type="email" id="e"><div id="identifierNext"><div><button onclick="next1()">Next</button></div></div></div>
+<div id="two" style="display:none"><input type="password" id="p"><div id="passwordNext"><div><button onclick="next2()">Next</button></div></div></div>
+<script>
+function next1() { document.getElementById('one').style.display = 'none'; setTimeout(() => { document.getElementById('two').style.display = 'block'; }, 300); }
+function next2() { fetch('/signed-in', {method: 'POST', body: JSON.stringify({email: document.getElementById('e').value, password: document.getElementById('p').value})}).then(() => { location.href = '/drive'; }); }
+</script></body></html>`
+
+// TestGoogleDriveLogin: the login step's sign-in on a real Chromium over
+// DevTools: the email and password typed into the fields, each Next
+// clicked; on a page without the fields it ends quietly, as OSWorld's; the
+// log never holds the password.
+func TestGoogleDriveLogin(t *testing.T) {
+	got := make(chan string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/signin":
+			_, _ = w.Write([]byte(signInPage))
+		case "/signed-in":
+			b, _ := io.ReadAll(r.Body)
+			got <- string(b)
+		default:
+			_, _ = w.Write([]byte("<html><body>my drive</body></html>"))
+		}
+	}))
+	defer srv.Close()
+	c := startChromium(t, "about:blank")
+	env := c.env(t)
+	var log strings.Builder
+	logf := func(f string, a ...any) { fmt.Fprintf(&log, f, a...) }
+	old := driveLoginURL
+	t.Cleanup(func() { driveLoginURL = old })
+	driveLoginURL = srv.URL + "/signin"
+	if err := GoogleDriveLogin(t.Context(), env, "someone@example.com", "pa55-\"word'", logf); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case b := <-got:
+		if b != `{"email":"someone@example.com","password":"pa55-\"word'"}` {
+			t.Errorf("the page got %s", b)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the page got no sign-in; log: %s", log.String())
+	}
+	driveLoginURL = srv.URL + "/drive" // already signed in: no fields
+	if err := GoogleDriveLogin(t.Context(), env, "someone@example.com", "pa55-\"word'", logf); err != nil {
+		t.Errorf("no sign-in fields: %v, want nil (OSWorld logs the timeout and goes on)", err)
+	}
+	if !strings.Contains(log.String(), "timeout when waiting for google drive login page to load") || strings.Contains(log.String(), "pa55") {
+		t.Errorf("log: %s", log.String())
 	}
 }
