@@ -3,16 +3,23 @@
 package eval
 
 import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
+	"deskpilot/eval/checks"
 	"deskpilot/eval/gdrive"
 	"deskpilot/eval/gdrive/gdrivetest"
 )
@@ -331,4 +338,169 @@ func TestGoogleDriveRun(t *testing.T) {
 		t.Errorf("%d tokens issued, want 1 (refreshed once, then saved and reused)", d.Issued())
 	}
 	scanSecrets(t, out)
+}
+
+// TestGoogleDriveVerbatimTask runs OSWorld's multi_apps/b52b40a5 (save an
+// email's attachment to the root of Google Drive), verbatim, through Run
+// with --task-network host, twice (two attempts, one at a time): its
+// googledrive step cleans a stale attachment_full.pdf out of the Drive,
+// Chromium starts behind the task's socat, the tabs open, the login step
+// signs in on a page with Google's sign-in fields (checks.DriveLoginURL,
+// served here), the Thunderbird profile (a stand-in from the cache) is
+// unpacked and Thunderbird starts. The first attempt's agent puts the
+// attachment (the gold PDF) in the Drive and passes; the second does
+// nothing and fails, as its setup deleted the first one's file. No file of
+// the results folder holds a secret.
+func TestGoogleDriveVerbatimTask(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Chromium and Thunderbird")
+	}
+	t.Setenv("DESKPILOT_OSWORLD_ROOT", "")
+	tree := osworldTree(t)
+	root := filepath.Dir(tree)
+	const id = "b52b40a5-ad70-4c53-b5b0-5650a8387052"
+	index := filepath.Join(tree, "test_gd1.json")
+	if err := os.WriteFile(index, []byte(`{"multi_apps": ["`+id+`"]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d := gdrivetest.New(t)
+	d.Account(t, root, true)
+	gold, err := os.ReadFile("checks/testdata/pdf-gold.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	profile := tarGz(t, map[string]string{".thunderbird/profiles.ini": "[General]\nStartWithLastProfile=1\n"})
+	signins := make(chan string, 4)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/signin":
+			_, _ = w.Write([]byte(driveSignInPage))
+		case r.URL.Path == "/signed-in":
+			b, _ := io.ReadAll(r.Body)
+			signins <- string(b)
+		case r.URL.Query().Get("id") == "1_SujjgvE6SkrIINB7bd-4quti7ICGaB_":
+			_, _ = w.Write(profile)
+		case r.URL.Query().Get("id") == "1-FaONI6f5g9XyJAlx8vPFgTP_SEZ-1vV":
+			_, _ = w.Write(gold)
+		default:
+			_, _ = w.Write([]byte("<html><body>ok</body></html>"))
+		}
+	}))
+	defer srv.Close()
+	old := checks.DriveLoginURL
+	checks.DriveLoginURL = srv.URL + "/signin"
+	defer func() { checks.DriveLoginURL = old }()
+	stale := d.Add(gdrivetest.File{Title: "attachment_full.pdf", MimeType: "application/pdf", Content: []byte("%PDF stale")})
+	in := &Inputs{Dir: t.TempDir(), Mirrors: []Mirror{{From: "https://drive.usercontent.google.com/", To: srv.URL + "/"}}}
+	agent := func(ctx context.Context, j Job) (Outcome, error) {
+		if d.Get(stale) != nil {
+			return Outcome{}, errors.New("the stale file is still in the Drive after setup")
+		}
+		if j.Attempt == 1 {
+			d.Add(gdrivetest.File{Title: "attachment_full.pdf", MimeType: "application/pdf", Content: gold})
+		}
+		return Outcome{Answer: "done", Outcome: "answered", Steps: 1}, nil
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	sum, err := Run(t.Context(), Options{Suite: index, Out: out, Model: "m", Parallel: 1, Attempts: 2, Screen: image1280(),
+		Inputs: in, DriveAPI: d.URL, TaskNetwork: "host"}, agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Attempts == nil || len(sum.Attempts.Results) != 2 {
+		t.Fatalf("attempts: %+v", sum.Attempts)
+	}
+	for _, r := range sum.Attempts.Results {
+		want := r.Attempt == 1
+		if r.Correct != want || r.Status != "" || r.Error != "" {
+			log, _ := os.ReadFile(filepath.Join(out, "tasks", safeName(r.ID), fmt.Sprintf("attempt-%d", r.Attempt), "setup.log"))
+			t.Errorf("attempt %d: correct %v (score %v, status %q, error %q, check %q), want %v\nsetup.log:\n%s", r.Attempt, r.Correct, r.Score, r.Status, r.Error, r.Check, want, log)
+		}
+	}
+	if log, err := os.ReadFile(filepath.Join(out, "tasks", safeName("multi_apps/"+id), "attempt-2", "setup.log")); err == nil {
+		for _, l := range strings.Split(string(log), "\n") {
+			if strings.Contains(l, "port 9222") {
+				t.Logf("attempt 2: %s", l) // when attempt 1's connections were still in TIME_WAIT
+			}
+		}
+	}
+	for i := 0; i < 2; i++ {
+		select {
+		case b := <-signins:
+			if b != `{"email":"someone@example.com","password":"fake-password-77"}` {
+				t.Errorf("sign-in %d: %s", i+1, b)
+			}
+		default:
+			log, _ := os.ReadFile(filepath.Join(out, "tasks", safeName("multi_apps/"+id), fmt.Sprintf("attempt-%d", i+1), "setup.log"))
+			t.Errorf("sign-in %d: the login step typed nothing; setup.log:\n%s", i+1, log)
+		}
+	}
+	scanSecrets(t, out)
+}
+
+// tarGz is a .tar.gz of the files.
+func tarGz(t *testing.T, files map[string]string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	for name, text := range files {
+		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(text))}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write([]byte(text)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := gz.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// driveSignInPage has the fields and buttons of Google's sign-in that
+// OSWorld's login step uses; the second Next posts what was typed.
+const driveSignInPage = `<!doctype html><html><body>
+<div id="one"><input type="email" id="e"><div id="identifierNext"><div><button onclick="next1()">Next</button></div></div></div>
+<div id="two" style="display:none"><input type="password" id="p"><div id="passwordNext"><div><button onclick="next2()">Next</button></div></div></div>
+<script>
+function next1() { document.getElementById('one').style.display = 'none'; setTimeout(() => { document.getElementById('two').style.display = 'block'; }, 300); }
+function next2() { fetch('/signed-in', {method: 'POST', body: JSON.stringify({email: document.getElementById('e').value, password: document.getElementById('p').value})}).then(() => { location.href = '/drive'; }); }
+</script></body></html>`
+
+// TestHostPortWait: a socat launch's listening port is found, and a port
+// held by a socket bound without SO_REUSEADDR is not free until it closes.
+func TestHostPortWait(t *testing.T) {
+	for argv, want := range map[string]int{
+		"socat tcp-listen:9222,fork tcp:localhost:1337": 9222,
+		"/usr/bin/socat TCP-LISTEN:8080 tcp:x:1":        8080,
+		"socat - tcp:localhost:9222":                    0,
+		"chromium --remote-debugging-port=1337":         0,
+	} {
+		if got := listenPort(strings.Fields(argv)); got != want {
+			t.Errorf("%s: port %d, want %d", argv, got, want)
+		}
+	}
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Listen(fd, 1); err != nil {
+		t.Fatal(err)
+	}
+	sa, _ := syscall.Getsockname(fd)
+	port := sa.(*syscall.SockaddrInet4).Port
+	if portFree(port) {
+		t.Errorf("port %d held by a listener: free", port)
+	}
+	syscall.Close(fd)
+	if !portFree(port) {
+		t.Errorf("port %d after its listener closed: not free", port)
+	}
 }

@@ -231,8 +231,10 @@ func driveFile(ctx context.Context, drive *gdrive.Client, queries []string, dst 
 	return dst, nil
 }
 
-// driveLoginURL is the page the login step opens (a test's page in tests).
-var driveLoginURL = "https://drive.google.com/drive/my-drive"
+// DriveLoginURL is the page the login step opens: Google Drive, which
+// shows Google's sign-in when the browser is not signed in. Tests point it
+// at a page of their own.
+var DriveLoginURL = "https://drive.google.com/drive/my-drive"
 
 // GoogleDriveLogin is _login_setup for platform googledrive: a new tab of
 // the browser in the box (DevTools on its port 9222) opens Google Drive,
@@ -242,7 +244,7 @@ var driveLoginURL = "https://drive.google.com/drive/my-drive"
 // the sign-in is best effort. logf must not be given the password; it is
 // not.
 func GoogleDriveLogin(ctx context.Context, env Env, email, password string, logf func(string, ...any)) error {
-	driveURL := driveLoginURL
+	driveURL := DriveLoginURL
 	data, err := devtoolsDo(ctx, env, "PUT", "/json/new")
 	if err != nil {
 		return err

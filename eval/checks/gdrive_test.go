@@ -171,9 +171,9 @@ func TestGoogleDriveLogin(t *testing.T) {
 	env := c.env(t)
 	var log strings.Builder
 	logf := func(f string, a ...any) { fmt.Fprintf(&log, f, a...) }
-	old := driveLoginURL
-	t.Cleanup(func() { driveLoginURL = old })
-	driveLoginURL = srv.URL + "/signin"
+	old := DriveLoginURL
+	t.Cleanup(func() { DriveLoginURL = old })
+	DriveLoginURL = srv.URL + "/signin"
 	if err := GoogleDriveLogin(t.Context(), env, "someone@example.com", "pa55-\"word'", logf); err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func TestGoogleDriveLogin(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatalf("the page got no sign-in; log: %s", log.String())
 	}
-	driveLoginURL = srv.URL + "/drive" // already signed in: no fields
+	DriveLoginURL = srv.URL + "/drive" // already signed in: no fields
 	if err := GoogleDriveLogin(t.Context(), env, "someone@example.com", "pa55-\"word'", logf); err != nil {
 		t.Errorf("no sign-in fields: %v, want nil (OSWorld logs the timeout and goes on)", err)
 	}
