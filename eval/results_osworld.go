@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"deskpilot/eval/checks"
+	"deskpilot/eval/gdrive"
 )
 
 // The values of Result.Status: why a task reached no verdict.
@@ -24,7 +25,8 @@ const (
 	StatusNeedsNetwork = "needs_network"
 	// StatusNeedsCredentials: the task uses its author's Google account
 	// (googledrive, login, googledrive_file) and the settings or
-	// credentials files it names are not there.
+	// credentials files it names are not there, or the saved credentials
+	// no longer sign in (revoked, no refresh token).
 	StatusNeedsCredentials = "needs_credentials"
 	// StatusInvalid: the task file is malformed.
 	StatusInvalid = "invalid"
@@ -47,7 +49,7 @@ func statusOf(err error) string {
 		return StatusNotInstalled
 	case errors.As(err, &nn):
 		return StatusNeedsNetwork
-	case errors.As(err, &nc2):
+	case errors.As(err, &nc2), errors.Is(err, gdrive.ErrCredentials):
 		return StatusNeedsCredentials
 	case errors.As(err, &u), errors.Is(err, checks.ErrUnavailable):
 		return StatusUnsupported

@@ -218,6 +218,16 @@ func TestGoogleDriveSteps(t *testing.T) {
 	}
 	// Nothing of the credentials in the box's files or its log.
 	scanSecrets(t, filepath.Dir(b.home))
+
+	// Credentials that no longer sign in (the refresh token revoked): the
+	// step fails as needs_credentials, not as the agent's failure.
+	d.Revoke()
+	tk = byID["897e3b53-5d4d-444b-85cb-2cdc8a97d903"]
+	b = driveBox(t, tk.os.dir, d.URL, in)
+	err = b.runStep(ctx, tk.os.config[0])
+	if statusOf(err) != StatusNeedsCredentials || !strings.Contains(err.Error(), "invalid_grant") {
+		t.Errorf("revoked: %v (status %q), want needs_credentials", err, statusOf(err))
+	}
 }
 
 // scanSecrets fails for any file under dir holding a secret of the fake

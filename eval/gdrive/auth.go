@@ -20,6 +20,18 @@ const expiryFormat = "2006-01-02T15:04:05Z"
 // defaultTokenURI is Google's token endpoint, oauth2client's default.
 const defaultTokenURI = "https://oauth2.googleapis.com/token"
 
+// ErrCredentials is wrapped by the errors the saved credentials cause: no
+// refresh token to renew an expired access token with, or a refresh the
+// token endpoint refuses as revoked or unknown (invalid_grant,
+// invalid_client, unauthorized_client). Signing in again makes new ones.
+var ErrCredentials = errors.New("the saved credentials do not sign in")
+
+// credError is an error of the credentials (ErrCredentials).
+type credError struct{ msg string }
+
+func (e credError) Error() string        { return e.msg }
+func (e credError) Is(target error) bool { return target == ErrCredentials }
+
 // credentials are the saved tokens of credentials.json (oauth2client's
 // OAuth2Credentials.to_json). raw keeps every field, so that writing them
 // back changes only what a refresh changes.
@@ -99,7 +111,7 @@ type tokenAnswer struct {
 func (cl *Client) refreshToken(ctx context.Context) error {
 	c := cl.creds
 	if c.refresh == "" {
-		return fmt.Errorf("the access token of %s expired and it has no refresh_token (PyDrive would start an interactive sign-in)", c.file)
+		return credError{fmt.Sprintf("the access token of %s expired and it has no refresh_token (PyDrive would start an interactive sign-in)", c.file)}
 	}
 	id, secret := c.clientID, c.clientSecret
 	if id == "" || secret == "" {
@@ -145,7 +157,12 @@ func (cl *Client) refreshToken(ctx context.Context) error {
 				why += ": " + cut(a.Description, 200)
 			}
 		}
-		return fmt.Errorf("token refresh failed: %s", cl.redact(why))
+		msg := "token refresh failed: " + cl.redact(why)
+		switch a.Error {
+		case "invalid_grant", "invalid_client", "unauthorized_client":
+			return credError{msg + " (sign in again to renew " + filepath.Base(c.file) + ")"}
+		}
+		return errors.New(msg)
 	}
 	if jsonErr != nil || a.AccessToken == "" {
 		return errors.New("token refresh: the answer is not JSON with an access_token")

@@ -237,6 +237,9 @@ func TestDriveErrors(t *testing.T) {
 			if err != nil {
 				noSecret(t, "error", err.Error())
 			}
+			if revoked := tt.name == "revoked"; errors.Is(err, gdrive.ErrCredentials) != revoked {
+				t.Errorf("errors.Is(%v, ErrCredentials) = %v, want %v", err, !revoked, revoked)
+			}
 		})
 	}
 	// A downloadUrl on another host never gets the token.
