@@ -33,14 +33,15 @@ const (
 // /home/user, only this display's socket and cookie, a loopback of its own,
 // an environment made from scratch with no variable of the harness's.
 type box struct {
-	d        *xdisplay.Display
-	env      []string // the harness-side environment (the agent's, Job.Env): host paths
-	home     string
-	taskDir  string // the task file's folder: relative paths resolve here
-	cache    string // where execute steps' stdout/stderr files go
-	files    string // the box's own files (passwd, group, Python modules): host side
-	log      *limitedLog
-	hostNet  bool   // the box shares the host's network (--task-network host)
+	d       *xdisplay.Display
+	env     []string // the harness-side environment (the agent's, Job.Env): host paths
+	home    string
+	taskDir string // the task file's folder: relative paths resolve here
+	cache   string // where execute steps' stdout/stderr files go
+	files   string // the box's own files (passwd, group, Python modules): host side
+	log     *limitedLog
+	hostNet bool // the box shares the host's network (--task-network host)
+
 	driveAPI string // Google's API base URL for googledrive steps and getters ("": Google's own)
 
 	mu     sync.Mutex
