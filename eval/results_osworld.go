@@ -84,10 +84,11 @@ type Stats struct {
 	NotCached    int `json:"not_cached"`
 	NotInstalled int `json:"not_installed"`
 	NeedsNetwork int `json:"needs_network"`
+	Invalid      int `json:"invalid"`
+
 	// NeedsCredentials counts the tasks stopped for Google credentials
 	// that were not given.
 	NeedsCredentials int `json:"needs_credentials"`
-	Invalid          int `json:"invalid"`
 }
 
 func (s *Stats) add(r Result) {
