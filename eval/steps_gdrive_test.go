@@ -15,6 +15,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -78,6 +79,13 @@ func TestGoogleDriveTasksClassified(t *testing.T) {
 		err = online.preflight(tk)
 		if statusOf(err) != StatusNeedsCredentials || !strings.Contains(err.Error(), "needs credentials: googledrive: OAuth client file "+secrets+" not found") {
 			t.Errorf("%s online without credentials: %v (status %q), want needs_credentials naming %s", tk.ID, err, statusOf(err), secrets)
+		}
+	}
+	// The upload's file is an input of the cache, which eval fetch fetches.
+	for _, tk := range s.Tasks {
+		if strings.HasSuffix(tk.ID, "/4e9f0faf-2ecc-4ae8-a804-28c9a75d1ddc") &&
+			!slices.Contains(tk.URLs(), "https://drive.usercontent.google.com/download?id=1KAhoPFM0AU2dgn_NRt3y7CjOr9Er4vwD&export=download&authuser=0&confirm=t&uuid=e8528cd1-5106-45f3-a644-e1bbf5e08278&at=APZUnTUnTuXfV2Ted_9Wv2QomMvA:1706181110208") {
+			t.Errorf("4e9f0faf: inputs %v lack its upload's URL", tk.URLs())
 		}
 	}
 	d := gdrivetest.New(t)
