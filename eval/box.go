@@ -44,6 +44,8 @@ type box struct {
 	log     *limitedLog
 	hostNet bool // the box shares the host's network (--task-network host)
 
+	driveAPI string // Google's API base URL for googledrive steps and getters ("": Google's own)
+
 	mu     sync.Mutex
 	apps   []*launched
 	sb     *sandbox

@@ -126,6 +126,11 @@ type Options struct {
 	// TaskNetwork is the network of a task's box: "" (the default), a loopback
 	// of its own; "host", the machine's.
 	TaskNetwork string
+	// DriveAPI is the base URL of Google's APIs the googledrive steps and
+	// getters call (Drive v2 under /drive/v2); "" means
+	// $DESKPILOT_GDRIVE_API, else https://www.googleapis.com. Tests point
+	// it at a fake Drive.
+	DriveAPI string
 	// Shard runs only every Shard.Count-th task of the suite; the zero value runs all.
 	Shard Shard
 	// Inputs is the cache of the files tasks download (OSWorld's download

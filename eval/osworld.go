@@ -44,10 +44,11 @@ type step struct {
 	window  windowMatch   // activate_window, close_window
 	urls    []string      // chrome_open_tabs, chrome_close_tabs
 	history []historyItem // update_browse_history
-	// cannot says why a step OSWorld defines cannot be done here (googledrive
-	// and login need Google credentials; OSWorld's own controller does not
-	// implement tidy_desktop, act or replay): the task is reported
-	// unsupported with it, never run.
+	drive   *driveSetup   // googledrive
+	login   string        // login: its settings file (email and password)
+	// cannot says why a step OSWorld defines cannot be done here (OSWorld's
+	// own controller does not implement tidy_desktop, act or replay): the
+	// task is reported unsupported with it, never run.
 	cannot string
 }
 

@@ -26,7 +26,9 @@ func defaultInputs() (*Inputs, error) {
 // a step that cannot be done here (*UnsupportedError), an input the offline
 // cache lacks (*NotCachedError, the first one), or a program the task starts
 // that is not installed (*NotInstalledError), or a web page its setup opens
-// that its offline box cannot reach (*NeedsNetworkError). nil means go.
+// that its offline box cannot reach (*NeedsNetworkError), or Google
+// credentials it uses that are not there (*NeedsCredentialsError). nil
+// means go.
 func (h *harness) preflight(t *Task) error {
 	if t.os == nil {
 		return nil
@@ -67,7 +69,15 @@ func (h *harness) preflight(t *Task) error {
 			}
 		}
 	}
-	return nil
+	return credentialsProblem(t)
+}
+
+// driveAPI is Options.DriveAPI, else $DESKPILOT_GDRIVE_API.
+func (o Options) driveAPI() string {
+	if o.DriveAPI != "" {
+		return o.DriveAPI
+	}
+	return os.Getenv("DESKPILOT_GDRIVE_API")
 }
 
 // NeedsNetworkError is a task whose setup opens a page on the internet
@@ -92,6 +102,9 @@ func (e *NeedsNetworkError) Error() string {
 // internetURL is the first page a step opens that is not on the box's own
 // loopback, or "".
 func internetURL(s step) string {
+	if s.kind == "login" {
+		return googleDriveURL // the sign-in page, in the box's Chrome
+	}
 	if s.kind != "chrome_open_tabs" {
 		return ""
 	}

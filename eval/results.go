@@ -50,7 +50,7 @@ type Result struct {
 	Domain string `json:"domain,omitempty"`
 	// Status is "" for a task that reached a verdict, else why it did not:
 	// StatusUnsupported, StatusNotCached, StatusNotInstalled,
-	// StatusNeedsNetwork or StatusInvalid.
+	// StatusNeedsNetwork, StatusNeedsCredentials or StatusInvalid.
 	// Such tasks are never passes and are counted apart (Stats).
 	Status string `json:"status,omitempty"`
 	// Attempt is the attempt's number, from 1, in an evaluation of several

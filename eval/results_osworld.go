@@ -8,12 +8,13 @@ import (
 	"sort"
 
 	"deskpilot/eval/checks"
+	"deskpilot/eval/gdrive"
 )
 
 // The values of Result.Status: why a task reached no verdict.
 const (
 	// StatusUnsupported: the task needs a part this harness lacks or cannot
-	// have here (a Google Drive login, a metric that is pending).
+	// have here (a metric that is pending).
 	StatusUnsupported = "unsupported"
 	// StatusNotCached: an input the task downloads is not in the cache.
 	StatusNotCached = "not_cached"
@@ -22,6 +23,11 @@ const (
 	// StatusNeedsNetwork: the task's setup opens a web page on the
 	// internet and its box is offline (no --task-network host).
 	StatusNeedsNetwork = "needs_network"
+	// StatusNeedsCredentials: the task uses its author's Google account
+	// (googledrive, login, googledrive_file) and the settings or
+	// credentials files it names are not there, or the saved credentials
+	// no longer sign in (revoked, no refresh token).
+	StatusNeedsCredentials = "needs_credentials"
 	// StatusInvalid: the task file is malformed.
 	StatusInvalid = "invalid"
 )
@@ -32,6 +38,7 @@ func statusOf(err error) string {
 	var nc *NotCachedError
 	var ni *NotInstalledError
 	var nn *NeedsNetworkError
+	var nc2 *NeedsCredentialsError
 	var te *TaskError
 	switch {
 	case err == nil:
@@ -42,6 +49,8 @@ func statusOf(err error) string {
 		return StatusNotInstalled
 	case errors.As(err, &nn):
 		return StatusNeedsNetwork
+	case errors.As(err, &nc2), errors.Is(err, gdrive.ErrCredentials):
+		return StatusNeedsCredentials
 	case errors.As(err, &u), errors.Is(err, checks.ErrUnavailable):
 		return StatusUnsupported
 	case errors.As(err, &te):
@@ -76,6 +85,10 @@ type Stats struct {
 	NotInstalled int `json:"not_installed"`
 	NeedsNetwork int `json:"needs_network"`
 	Invalid      int `json:"invalid"`
+
+	// NeedsCredentials counts the tasks stopped for Google credentials
+	// that were not given.
+	NeedsCredentials int `json:"needs_credentials"`
 }
 
 func (s *Stats) add(r Result) {
@@ -89,6 +102,8 @@ func (s *Stats) add(r Result) {
 		s.NotInstalled++
 	case StatusNeedsNetwork:
 		s.NeedsNetwork++
+	case StatusNeedsCredentials:
+		s.NeedsCredentials++
 	case StatusInvalid:
 		s.Invalid++
 	default:

@@ -261,6 +261,7 @@ func (h *harness) runTask(ctx context.Context, t *Task, n int) (res Result, ok b
 		return res, true
 	}
 	b.hostNet = h.o.TaskNetwork == "host"
+	b.driveAPI = h.o.driveAPI()
 	defer b.close()
 	defer b.attachInputs(h.inputs)()
 	if err := b.prepareApps(); err != nil {

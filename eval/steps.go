@@ -32,7 +32,11 @@ func (b *box) runStep(ctx context.Context, s step) error {
 	case "command", "execute":
 		return b.execute(ctx, s)
 	case "launch":
-		return b.launch(ctx, b.argv(s.cmd))
+		argv := b.argv(s.cmd)
+		if err := b.waitHostPort(ctx, argv); err != nil {
+			return err
+		}
+		return b.launch(ctx, argv)
 	case "open":
 		p := b.taskPath(s.path) // /home/user/... is the task's home, as a download put it there
 		if _, err := os.Stat(p); err != nil {

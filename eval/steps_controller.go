@@ -62,6 +62,10 @@ func (b *box) runControllerStep(ctx context.Context, s step) error {
 		return b.chromeCloseTabs(ctx, s.urls)
 	case "update_browse_history":
 		return b.updateBrowseHistory(ctx, s.history)
+	case "googledrive":
+		return b.googleDrive(ctx, s.drive)
+	case "login":
+		return b.login(ctx, s.login)
 	}
 	return fmt.Errorf("unknown step type %q", s.kind) // decodeStep lets none through
 }

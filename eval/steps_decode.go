@@ -77,9 +77,9 @@ func decodeControllerStep(s *step, raw json.RawMessage) error {
 		}
 		s.cannot = "change_wallpaper sets a GNOME wallpaper; the task's openbox desktop has none"
 	case "googledrive":
-		s.cannot = "googledrive needs Google Drive credentials (OSWorld's settings.yml, an OAuth client of the task's author), which a public harness does not have"
+		return decodeDrive(s, raw)
 	case "login":
-		s.cannot = "login signs in to Google Drive with the account in OSWorld's settings file, which a public harness does not have"
+		return decodeLogin(s, raw)
 	case "tidy_desktop", "act", "replay":
 		s.cannot = s.kind + " is not implemented by OSWorld's own SetupController (it raises NotImplementedError)"
 	default:
@@ -155,6 +155,13 @@ func (s step) stepURLs() []string {
 	}
 	if s.kind == "update_browse_history" {
 		out = append(out, historyDBURL)
+	}
+	if s.drive != nil {
+		for _, op := range s.drive.ops {
+			if op.kind == "upload" {
+				out = append(out, op.url)
+			}
+		}
 	}
 	return out
 }

@@ -48,7 +48,8 @@ func TestControllerStepsDecode(t *testing.T) {
 		{"type": "close_window", "parameters": {"window_name": "gimp", "by_class": "true"}},
 		{"type": "chrome_open_tabs", "parameters": {"urls_to_open": ["https://a", "https://b"]}},
 		{"type": "update_browse_history", "parameters": {"history": [{"url": "https://a", "title": "A", "visit_time_from_now_in_seconds": 60}]}},
-		{"type": "googledrive", "parameters": {"operation": ["delete"]}}]`, okEval))
+		{"type": "googledrive", "parameters": {"operation": ["delete", "mkdirs", "upload", "nonsense"], "args": [{"query": "title = 'a'", "trash": "yes"}, {"path": "m"}, {"url": "https://x/u.pdf", "path": ["u.pdf"]}]}},
+		{"type": "login", "parameters": {"settings_file": "evaluation_examples/settings/google/settings.json", "platform": "googledrive"}}]`, okEval))
 	if task.Problem != nil {
 		t.Fatal(task.Problem)
 	}
@@ -71,8 +72,32 @@ func TestControllerStepsDecode(t *testing.T) {
 	if h := c[4].history; len(h) != 1 || h[0].ago != 60 || c[4].stepURLs()[0] != historyDBURL {
 		t.Errorf("update_browse_history = %+v", h)
 	}
-	if c[5].cannot == "" {
-		t.Error("googledrive: no reason it cannot run")
+	// googledrive: the operations up to the first upload (OSWorld returns
+	// after it, so "nonsense" is never reached), the upload's title the
+	// path as given, its URL an input of the cache.
+	if d := c[5].drive; d == nil || d.settings != "evaluation_examples/settings/googledrive/settings.yml" || len(d.ops) != 3 ||
+		d.ops[0].query != "title = 'a'" || !d.ops[0].trash || strings.Join(d.ops[1].path, "/") != "m" ||
+		d.ops[2].url != "https://x/u.pdf" || string(d.ops[2].title) != `["u.pdf"]` {
+		t.Errorf("googledrive = %+v", c[5].drive)
+	}
+	if got := strings.Join(c[5].stepURLs(), " "); got != "https://x/u.pdf" {
+		t.Errorf("googledrive URLs = %s", got)
+	}
+	if c[6].login != "evaluation_examples/settings/google/settings.json" {
+		t.Errorf("login = %q", c[6].login)
+	}
+	for _, bad := range []string{
+		`{"operation": ["delete"]}`,
+		`{"operation": ["clean"], "args": [{}]}`,
+		`{"operation": "delete", "args": [{}]}`,
+		`{"operation": ["upload"], "args": [{"url": "https://x"}]}`,
+	} {
+		if tk := loadOne(t, taskJSON(`[{"type": "googledrive", "parameters": `+bad+`}]`, okEval)); tk.Problem == nil {
+			t.Errorf("googledrive %s: loads, want a task error", bad)
+		}
+	}
+	if tk := loadOne(t, taskJSON(`[{"type": "login", "parameters": {"settings_file": "s.json", "platform": "dropbox"}}]`, okEval)); tk.Problem == nil {
+		t.Error("login to dropbox: loads, want a task error (NotImplementedError in OSWorld)")
 	}
 }
 

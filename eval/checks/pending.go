@@ -47,7 +47,6 @@ func pendingMetrics() map[string]Metric {
 // pendingGetters are getters not implemented here, by reason.
 func pendingGetters() map[string]Getter {
 	reasons := map[string]string{
-		"googledrive_file":  "needs Google Drive credentials (OSWorld's settings.yml), which a public harness does not have",
 		"info_from_website": "needs the live website through Playwright; not implemented yet",
 		"audio_in_slide":    "its only use feeds compare_audios, which cannot run here (librosa); not implemented",
 	}

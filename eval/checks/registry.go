@@ -123,7 +123,7 @@ func metrics() map[string]Metric {
 func getters() map[string]Getter {
 	g := map[string]Getter{}
 	for _, part := range []map[string]Getter{
-		pendingGetters(), fileGetters(), generalGetters(), chromeGetters(), appGetters(), activeTabGetters(), chromeDBGetters(), impressGetters(),
+		pendingGetters(), fileGetters(), generalGetters(), chromeGetters(), appGetters(), activeTabGetters(), chromeDBGetters(), impressGetters(), driveGetters(),
 	} {
 		maps.Copy(g, part)
 	}
