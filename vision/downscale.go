@@ -115,14 +115,16 @@ func newTaps(src, dst, bits int) taps {
 // of the screen is unchanged. A changed row costs little to find, since the
 // comparison stops at its first differing byte. This relies on frames not
 // being modified once scaled (captures never are); the same image passed
-// twice is scaled again in full, since its previous pixels are gone. The
-// caller must pass the same dst every time.
+// twice is scaled again in full, since its previous pixels may be gone (a
+// recycled capture buffer), unless kept says it is the very frame of the
+// previous call, unmodified. The caller must pass the same dst every time.
 type scaler struct {
 	src, dst image.Point
 	x, y     taps
 	rows     [][]uint64 // one scratch row of lanes per worker, a pixel per entry
 
 	reuse  bool
+	kept   bool         // the next call's src is prev, not modified since (Observer.Again)
 	last   *image.RGBA  // the dst of the previous call
 	prev   *image.RGBA  // the src of the previous call
 	valid  []bool       // per chunk: dst holds the scale of prev's rows
@@ -141,6 +143,8 @@ func (s *scaler) spoil(y0, y1 int) {
 }
 
 func (s *scaler) scale(dst, src *image.RGBA) {
+	kept := s.kept
+	s.kept = false
 	ss, ds := src.Rect.Size(), dst.Rect.Size()
 	if ds.X <= 0 || ds.Y <= 0 || ss.X <= 0 || ss.Y <= 0 {
 		return
@@ -159,7 +163,7 @@ func (s *scaler) scale(dst, src *image.RGBA) {
 		s.valid = make([]bool, chunks)
 	}
 	prev := s.prev
-	if s.last != dst || prev == src || !s.reuse {
+	if s.last != dst || (prev == src && !kept) || !s.reuse {
 		prev = nil
 	}
 	s.last, s.prev = dst, nil
@@ -184,7 +188,7 @@ func (s *scaler) scale(dst, src *image.RGBA) {
 			for c := int(next.Add(1)) - 1; c < chunks; c = int(next.Add(1)) - 1 {
 				y0, y1 := c*scaleChunk, min((c+1)*scaleChunk, ds.Y)
 				if s.reuse {
-					if prev != nil && s.valid[c] && s.same(prev, src, y0, y1) {
+					if prev != nil && s.valid[c] && (prev == src || s.same(prev, src, y0, y1)) {
 						continue
 					}
 					s.valid[c] = true
