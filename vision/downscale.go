@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"image"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -123,11 +124,14 @@ type scaler struct {
 	x, y     taps
 	rows     [][]uint64 // one scratch row of lanes per worker, a pixel per entry
 
-	reuse  bool
-	kept   bool         // the next call's src is prev, not modified since (Observer.Again)
-	last   *image.RGBA  // the dst of the previous call
-	prev   *image.RGBA  // the src of the previous call
-	valid  []bool       // per chunk: dst holds the scale of prev's rows
+	reuse bool
+	kept  bool        // the next call's src is prev, not modified since (Observer.Again)
+	last  *image.RGBA // the dst of the previous call
+	prev  *image.RGBA // the src of the previous call
+	valid []bool      // per chunk: dst holds the scale of prev's rows
+	// wrote is per chunk whether the last call wrote its rows (the others
+	// it left as they were); nil when it wrote them all.
+	wrote  []bool
 	scaled atomic.Int32 // chunks scaled by the last call (the others were reused)
 }
 
@@ -145,6 +149,7 @@ func (s *scaler) spoil(y0, y1 int) {
 func (s *scaler) scale(dst, src *image.RGBA) {
 	kept := s.kept
 	s.kept = false
+	s.wrote = s.wrote[:0]
 	ss, ds := src.Rect.Size(), dst.Rect.Size()
 	if ds.X <= 0 || ds.Y <= 0 || ss.X <= 0 || ss.Y <= 0 {
 		return
@@ -171,6 +176,8 @@ func (s *scaler) scale(dst, src *image.RGBA) {
 		s.prev = src
 	}
 	s.scaled.Store(0)
+	s.wrote = slices.Grow(s.wrote[:0], chunks)[:chunks]
+	clear(s.wrote)
 	workers := min(runtime.GOMAXPROCS(0), max(ds.Y/scaleChunk, 1))
 	for len(s.rows) < workers {
 		s.rows = append(s.rows, nil)
@@ -194,6 +201,7 @@ func (s *scaler) scale(dst, src *image.RGBA) {
 					s.valid[c] = true
 				}
 				s.band(dst, src, acc, y0, y1)
+				s.wrote[c] = true
 				s.scaled.Add(1)
 			}
 		})

@@ -178,7 +178,7 @@ func (o *Observer) observe(frame *image.RGBA, ov Overlay, kept bool) (Observatio
 	o.drawn = append(annotationBounds(o.img.Rect, cursor, marks), boxes...)
 	Annotate(o.img, cursor, marks)
 
-	data, err := o.Encoder.encode(o.img)
+	data, err := o.Encoder.encodeRows(o.img, o.untouched)
 	if err != nil {
 		return Observation{}, fmt.Errorf("observe: %w", err)
 	}
@@ -198,6 +198,29 @@ func maskIn(frame *image.RGBA, rects []image.Rectangle, shift image.Point) []ima
 		}
 	}
 	return in
+}
+
+// untouched reports whether the last Observe left rows [y0, y1) of its
+// image as they were the call before: the scaler wrote none of them
+// (their source rows were the same), and no cursor, mark or box is drawn
+// there now (the ones drawn before were scaled away: spoil). The encoder
+// then takes its bands there as they are.
+func (o *Observer) untouched(y0, y1 int) bool {
+	wrote := o.scaler.wrote
+	if len(wrote) == 0 {
+		return false
+	}
+	for c := y0 / scaleChunk; c*scaleChunk < y1; c++ {
+		if c >= len(wrote) || wrote[c] {
+			return false
+		}
+	}
+	for _, r := range o.drawn {
+		if r.Min.Y < y1 && r.Max.Y > y0 {
+			return false
+		}
+	}
+	return true
 }
 
 // masked returns frame, or a copy of it with the rects in painted out when

@@ -175,3 +175,30 @@ func TestObserveAgainMatchesFresh(t *testing.T) {
 		}
 	}
 }
+
+// TestObserveAfterItsEncoderEncodedElse encodes another image with an
+// Observer's Encoder between two observations of the same screen: the rows
+// the Observer left alone are not the bands the encoder last compressed,
+// and the second observation must still be a fresh Observer's.
+func TestObserveAfterItsEncoderEncodedElse(t *testing.T) {
+	frame := Downscale(loadRGBA(t, "busy1080.png"), image.Pt(960, 540))
+	o := Observer{Mapper: Mapper{Display: frame.Rect, Image: image.Pt(683, 384)}}
+	if _, err := o.Observe(frame, Overlay{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.Encoder.Encode(whiteImage(683, 384)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := o.Observe(Crop(frame, frame.Rect), Overlay{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := Observer{Mapper: o.Mapper}
+	want, err := fresh.Observe(frame, Overlay{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Data, want.Data) {
+		t.Error("after its encoder encoded another image, the Observer encoded other bytes than a fresh one")
+	}
+}
