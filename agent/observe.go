@@ -170,6 +170,7 @@ func (r *runState) encodeAttachments(atts []script.Attachment) (parts []llm.Part
 // for "changed".
 func (r *runState) afterStep(ctx context.Context, acted bool) (*image.RGBA, bool, time.Duration, error) {
 	before := r.frame
+	r.kept = false
 	r.ownBefore = r.ownRects()
 	ignore := r.ownIgnore()
 	if !acted {

@@ -474,6 +474,14 @@ func (r *runState) observe(ctx context.Context, full *image.RGBA) (view, error) 
 	if err != nil {
 		return view{}, err
 	}
+	if r.kept && !r.masksNothing() {
+		// The walk found a secret's field: paint a copy, not the kept frame
+		// (the trace and the watchers have it, the Observer took it as is).
+		full, r.kept = vision.Crop(full, full.Rect), false
+		if r.frame == r.seen {
+			r.frame = full
+		}
+	}
 	r.fields.paint(full, r.a.Display) // the walk may have moved a field
 	ov := vision.Overlay{Cursor: cursor, Marks: r.marks, Mask: mask, Boxes: boxes}
 	var o vision.Observation
