@@ -170,15 +170,24 @@ func (r *runState) encodeAttachments(atts []script.Attachment) (parts []llm.Part
 // for "changed".
 func (r *runState) afterStep(ctx context.Context, acted bool) (*image.RGBA, bool, time.Duration, error) {
 	before := r.frame
+	r.kept = false
 	r.ownBefore = r.ownRects()
 	ignore := r.ownIgnore()
 	if !acted {
-		f, err := r.screen.Capture(ctx)
+		f, err := vision.CaptureInto(ctx, r.screen, r.spare)
 		if err != nil {
 			return nil, false, 0, fmt.Errorf("screenshot: %w", err)
 		}
-		r.frame = f
-		return f, !vision.Same(before, f, ignore), 0, nil
+		same := vision.Same(before, f, ignore)
+		if same && before == r.seen && r.masksNothing() {
+			// Nothing changed: before stays the frame (outside deskpilot's
+			// windows, which the view masks, it is f), and f's buffer is
+			// the next capture's.
+			r.spare, r.kept = f, true
+			return before, false, 0, nil
+		}
+		r.frame, r.spare = f, nil
+		return f, !same, 0, nil
 	}
 	sr, err := vision.Settle(ctx, r.screen, before, SettleOptions(ignore))
 	if err != nil {
@@ -186,6 +195,13 @@ func (r *runState) afterStep(ctx context.Context, acted bool) (*image.RGBA, bool
 	}
 	r.frame = sr.Frame
 	return sr.Frame, sr.Changed, sr.Elapsed, nil
+}
+
+// masksNothing reports whether no secret's field is painted over the
+// captures, nor looked for on them: a frame is then never written to once
+// captured, so afterStep may keep one.
+func (r *runState) masksNothing() bool {
+	return !r.fields.byOCR() && !r.fields.tracked() && len(r.fields.boxes()) == 0
 }
 
 // ownIgnore is deskpilot's own windows in the coordinates of a frame of the

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -61,6 +62,17 @@ type runState struct {
 	// source is StepStarted.Source of the run's model steps: SourceModel
 	// in a replay's takeover (agent/takeover.go), "" in runs.
 	source string
+
+	// A step that did not act finds the screen as it was more often than not.
+	// Its capture then goes to spare, a buffer no one else holds, and is
+	// dropped there: frame stays, kept (afterStep), and the Observer looks at
+	// it again (vision.Observer.Again) instead of a frame-sized buffer being
+	// allocated, faulted in and scaled each step. seen is the frame observed
+	// last, shown the view made of it.
+	spare *image.RGBA
+	kept  bool
+	seen  *image.RGBA
+	shown view
 
 	// Secrets (agent/secrets.go): the filter of every text that leaves, the
 	// reply's stream through it, the fields to mask, the display as the run
@@ -462,14 +474,38 @@ func (r *runState) observe(ctx context.Context, full *image.RGBA) (view, error) 
 	if err != nil {
 		return view{}, err
 	}
+	if r.kept && !r.masksNothing() {
+		// The walk found a secret's field: paint a copy, not the kept frame
+		// (the trace and the watchers have it, the Observer took it as is).
+		full, r.kept = vision.Crop(full, full.Rect), false
+		if r.frame == r.seen {
+			r.frame = full
+		}
+	}
 	r.fields.paint(full, r.a.Display) // the walk may have moved a field
-	o, err := r.obs.Observe(full, vision.Overlay{Cursor: cursor, Marks: r.marks, Mask: mask, Boxes: boxes})
+	ov := vision.Overlay{Cursor: cursor, Marks: r.marks, Mask: mask, Boxes: boxes}
+	var o vision.Observation
+	if r.kept && full == r.seen {
+		o, err = r.obs.Again(ov)
+	} else {
+		o, err = r.obs.Observe(full, ov)
+	}
+	r.kept, r.seen = false, full
 	if err != nil {
+		r.seen, r.shown = nil, view{}
 		return view{}, err
 	}
-	// The Observer reuses its image; the UI gets its own copy.
-	return view{image: vision.Crop(o.Image, o.Image.Rect), data: o.Data, format: string(o.Format),
-		full: o.Full, notes: notes}, nil
+	v := view{data: o.Data, format: string(o.Format), full: o.Full, notes: notes}
+	if last := r.shown; last.image != nil && last.format == v.format && bytes.Equal(last.data, v.data) {
+		// The model sees what it saw: the image and bytes it was shown
+		// before (nobody writes to them) serve again.
+		v.image, v.data = last.image, last.data
+	} else {
+		// The Observer reuses its image; the UI gets its own copy.
+		v.image = vision.Crop(o.Image, o.Image.Rect)
+	}
+	r.shown = v
+	return v, nil
 }
 
 // ownRects returns deskpilot's own windows on the target display, root coordinates.

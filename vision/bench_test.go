@@ -216,7 +216,7 @@ func BenchmarkObserve(b *testing.B) {
 					cursor = cursor.Add(image.Pt(40*(i%10), 30*(i%10)))
 				}
 				ov := Overlay{Cursor: &cursor, Marks: []Mark{{At: image.Pt(700, 300)}}}
-				obs, err := o.observe(tt.frames[i%len(tt.frames)], ov)
+				obs, err := o.observe(tt.frames[i%len(tt.frames)], ov, false)
 				if err != nil {
 					b.Fatal(err)
 				}

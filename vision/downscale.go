@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"image"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -115,17 +116,22 @@ func newTaps(src, dst, bits int) taps {
 // of the screen is unchanged. A changed row costs little to find, since the
 // comparison stops at its first differing byte. This relies on frames not
 // being modified once scaled (captures never are); the same image passed
-// twice is scaled again in full, since its previous pixels are gone. The
-// caller must pass the same dst every time.
+// twice is scaled again in full, since its previous pixels may be gone (a
+// recycled capture buffer), unless kept says it is the very frame of the
+// previous call, unmodified. The caller must pass the same dst every time.
 type scaler struct {
 	src, dst image.Point
 	x, y     taps
 	rows     [][]uint64 // one scratch row of lanes per worker, a pixel per entry
 
-	reuse  bool
-	last   *image.RGBA  // the dst of the previous call
-	prev   *image.RGBA  // the src of the previous call
-	valid  []bool       // per chunk: dst holds the scale of prev's rows
+	reuse bool
+	kept  bool        // the next call's src is prev, not modified since (Observer.Again)
+	last  *image.RGBA // the dst of the previous call
+	prev  *image.RGBA // the src of the previous call
+	valid []bool      // per chunk: dst holds the scale of prev's rows
+	// wrote is per chunk whether the last call wrote its rows (the others
+	// it left as they were); nil when it wrote them all.
+	wrote  []bool
 	scaled atomic.Int32 // chunks scaled by the last call (the others were reused)
 }
 
@@ -141,6 +147,9 @@ func (s *scaler) spoil(y0, y1 int) {
 }
 
 func (s *scaler) scale(dst, src *image.RGBA) {
+	kept := s.kept
+	s.kept = false
+	s.wrote = s.wrote[:0]
 	ss, ds := src.Rect.Size(), dst.Rect.Size()
 	if ds.X <= 0 || ds.Y <= 0 || ss.X <= 0 || ss.Y <= 0 {
 		return
@@ -159,7 +168,7 @@ func (s *scaler) scale(dst, src *image.RGBA) {
 		s.valid = make([]bool, chunks)
 	}
 	prev := s.prev
-	if s.last != dst || prev == src || !s.reuse {
+	if s.last != dst || (prev == src && !kept) || !s.reuse {
 		prev = nil
 	}
 	s.last, s.prev = dst, nil
@@ -167,6 +176,8 @@ func (s *scaler) scale(dst, src *image.RGBA) {
 		s.prev = src
 	}
 	s.scaled.Store(0)
+	s.wrote = slices.Grow(s.wrote[:0], chunks)[:chunks]
+	clear(s.wrote)
 	workers := min(runtime.GOMAXPROCS(0), max(ds.Y/scaleChunk, 1))
 	for len(s.rows) < workers {
 		s.rows = append(s.rows, nil)
@@ -184,12 +195,13 @@ func (s *scaler) scale(dst, src *image.RGBA) {
 			for c := int(next.Add(1)) - 1; c < chunks; c = int(next.Add(1)) - 1 {
 				y0, y1 := c*scaleChunk, min((c+1)*scaleChunk, ds.Y)
 				if s.reuse {
-					if prev != nil && s.valid[c] && s.same(prev, src, y0, y1) {
+					if prev != nil && s.valid[c] && (prev == src || s.same(prev, src, y0, y1)) {
 						continue
 					}
 					s.valid[c] = true
 				}
 				s.band(dst, src, acc, y0, y1)
+				s.wrote[c] = true
 				s.scaled.Add(1)
 			}
 		})

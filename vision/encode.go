@@ -60,7 +60,13 @@ func (e *Encoder) Encode(img image.Image) ([]byte, error) {
 
 // encode is Encode returning a slice of e's buffers, valid until the next
 // call.
-func (e *Encoder) encode(img image.Image) ([]byte, error) {
+func (e *Encoder) encode(img image.Image) ([]byte, error) { return e.encodeRows(img, nil) }
+
+// encodeRows is encode told which rows are as they were: clean(y0, y1)
+// reports that rows [y0, y1) of img (from its top) hold the pixels they held
+// when the same image was encoded last, so the PNG encoder takes its bands
+// there as they are without comparing them. nil: nothing is known.
+func (e *Encoder) encodeRows(img image.Image, clean func(y0, y1 int) bool) ([]byte, error) {
 	f := e.Format.normal()
 	if b := img.Bounds(); b.Empty() {
 		return nil, fmt.Errorf("encode %s: empty image %v", f, b)
@@ -86,7 +92,7 @@ func (e *Encoder) encode(img image.Image) ([]byte, error) {
 		}
 		return e.buf.Bytes(), nil
 	}
-	b, err := e.png.encode(img)
+	b, err := e.png.encode(img, clean)
 	if err != nil {
 		return nil, fmt.Errorf("encode png: %w", err)
 	}

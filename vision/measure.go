@@ -56,7 +56,7 @@ func MeasureObserve(ctx context.Context, c Capturer, o *Observer, n int, reuse b
 		if err != nil {
 			return m, fmt.Errorf("measure observe %d: capture: %w", i, err)
 		}
-		obs, err := o.observe(f, Overlay{})
+		obs, err := o.observe(f, Overlay{}, false)
 		if err != nil {
 			return m, fmt.Errorf("measure observe %d: %w", i, err)
 		}

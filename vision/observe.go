@@ -2,6 +2,7 @@ package vision
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"image"
 	"slices"
@@ -87,6 +88,12 @@ type Observer struct {
 	scaler scaler
 	img    *image.RGBA
 	drawn  []image.Rectangle // where the last cursor and marks were drawn on img
+
+	// The last call's frame, the mask rectangles painted out of it (its
+	// coordinates) and the result, Observation.Full: Again starts from them.
+	frame  *image.RGBA
+	maskIn []image.Rectangle
+	full   *image.RGBA
 }
 
 // Observe turns frame, a capture of o.Mapper.Display, into an Observation.
@@ -95,7 +102,25 @@ type Observer struct {
 // observed (captures never are). Passing the very same image again is
 // fine: it is then scaled again in full.
 func (o *Observer) Observe(frame *image.RGBA, ov Overlay) (Observation, error) {
-	obs, err := o.observe(frame, ov)
+	return o.cloned(o.observe(frame, ov, false))
+}
+
+// Again observes the frame of the last Observe (or Again) once more, with
+// another overlay: a frame the caller knows it has not modified since (a
+// new capture found equal to it, and dropped). Only what the overlays
+// change is done again: the rows under the last and the new cursor and
+// marks are scaled, the PNG bands they touch compressed; with the same
+// mask, Full is the last call's. Observe with the same image would scale
+// it all again, since it cannot tell a kept frame from a recycled buffer.
+func (o *Observer) Again(ov Overlay) (Observation, error) {
+	if o.frame == nil {
+		return Observation{}, errors.New("observe: Again before any frame was observed")
+	}
+	return o.cloned(o.observe(o.frame, ov, true))
+}
+
+// cloned is an observation with Data copied out of the encoder's buffer.
+func (o *Observer) cloned(obs Observation, err error) (Observation, error) {
 	if err != nil {
 		return Observation{}, err
 	}
@@ -103,9 +128,9 @@ func (o *Observer) Observe(frame *image.RGBA, ov Overlay) (Observation, error) {
 	return obs, nil
 }
 
-// observe is Observe with Data left in the encoder's buffer (valid until
-// the next call).
-func (o *Observer) observe(frame *image.RGBA, ov Overlay) (Observation, error) {
+// observe is Observe (Again with kept) with Data left in the encoder's
+// buffer (valid until the next call).
+func (o *Observer) observe(frame *image.RGBA, ov Overlay, kept bool) (Observation, error) {
 	d := o.Mapper.Display
 	if frame == nil || frame.Rect.Size() != d.Size() {
 		var got image.Point
@@ -114,7 +139,16 @@ func (o *Observer) observe(frame *image.RGBA, ov Overlay) (Observation, error) {
 		}
 		return Observation{}, fmt.Errorf("observe: frame size %v does not match display %v", got, d)
 	}
-	full := masked(frame, ov.Mask, frame.Rect.Min.Sub(d.Min))
+	in := maskIn(frame, ov.Mask, frame.Rect.Min.Sub(d.Min))
+	var full *image.RGBA
+	if kept && slices.Equal(in, o.maskIn) {
+		// The same pixels with the same mask: the last Full, whose rows the
+		// scaler may take as they are.
+		full, o.scaler.kept = o.full, true
+	} else {
+		full = masked(frame, in)
+	}
+	o.frame, o.maskIn, o.full = frame, in, full
 
 	start := time.Now()
 	size := o.Mapper.image()
@@ -144,7 +178,7 @@ func (o *Observer) observe(frame *image.RGBA, ov Overlay) (Observation, error) {
 	o.drawn = append(annotationBounds(o.img.Rect, cursor, marks), boxes...)
 	Annotate(o.img, cursor, marks)
 
-	data, err := o.Encoder.encode(o.img)
+	data, err := o.Encoder.encodeRows(o.img, o.untouched)
 	if err != nil {
 		return Observation{}, fmt.Errorf("observe: %w", err)
 	}
@@ -154,15 +188,44 @@ func (o *Observer) observe(frame *image.RGBA, ov Overlay) (Observation, error) {
 	}, nil
 }
 
-// masked returns frame, or a copy of it with the rects (moved by shift into
-// frame's coordinates) painted out when any of them touches it.
-func masked(frame *image.RGBA, rects []image.Rectangle, shift image.Point) *image.RGBA {
+// maskIn is the rects (moved by shift into frame's coordinates) that touch
+// frame.
+func maskIn(frame *image.RGBA, rects []image.Rectangle, shift image.Point) []image.Rectangle {
 	var in []image.Rectangle
 	for _, r := range rects {
 		if r = r.Add(shift); r.Overlaps(frame.Rect) {
 			in = append(in, r)
 		}
 	}
+	return in
+}
+
+// untouched reports whether the last Observe left rows [y0, y1) of its
+// image as they were the call before: the scaler wrote none of them
+// (their source rows were the same), and no cursor, mark or box is drawn
+// there now (the ones drawn before were scaled away: spoil). The encoder
+// then takes its bands there as they are.
+func (o *Observer) untouched(y0, y1 int) bool {
+	wrote := o.scaler.wrote
+	if len(wrote) == 0 {
+		return false
+	}
+	for c := y0 / scaleChunk; c*scaleChunk < y1; c++ {
+		if c >= len(wrote) || wrote[c] {
+			return false
+		}
+	}
+	for _, r := range o.drawn {
+		if r.Min.Y < y1 && r.Max.Y > y0 {
+			return false
+		}
+	}
+	return true
+}
+
+// masked returns frame, or a copy of it with the rects in painted out when
+// there are any (maskIn).
+func masked(frame *image.RGBA, in []image.Rectangle) *image.RGBA {
 	if len(in) == 0 {
 		return frame
 	}

@@ -26,6 +26,7 @@ type pngState struct {
 	// compressed counts the bands compressed by the last encode (the
 	// others were reused).
 	compressed int
+	last       *image.RGBA // the image of the last encode, for clean
 }
 
 // pngBand is one horizontal band of rows compressed on its own. It keeps
@@ -75,11 +76,16 @@ func (s *pngState) forget() {
 // most of the time.
 const pngBandRows = 48
 
-func (s *pngState) encode(img image.Image) ([]byte, error) {
+func (s *pngState) encode(img image.Image, clean func(y0, y1 int) bool) ([]byte, error) {
 	m, ok := img.(*image.RGBA)
 	if !ok {
+		s.last = nil
 		return s.stdEncode(img)
 	}
+	if s.last != m {
+		clean = nil // what clean knows is about the image encoded last
+	}
+	s.last = nil // set again once every band holds m's rows
 	w, h := m.Rect.Dx(), m.Rect.Dy()
 	workers := min(runtime.GOMAXPROCS(0), 8, h)
 	nb := max(min(2*workers, h), (h+pngBandRows-1)/pngBandRows)
@@ -111,7 +117,12 @@ func (s *pngState) encode(img image.Image) ([]byte, error) {
 		row := s.rows[k][:3*w]
 		wg.Go(func() {
 			for i := int(next.Add(1)) - 1; i < nb; i = int(next.Add(1)) - 1 {
-				bands[i].fresh = bands[i].compress(m, zw, row)
+				b := &bands[i]
+				if clean != nil && b.valid && clean(b.y0, b.y1) {
+					b.fresh = false // the rows it compressed, as they were
+					continue
+				}
+				b.fresh = b.compress(m, zw, row)
 			}
 		})
 	}
@@ -129,6 +140,7 @@ func (s *pngState) encode(img image.Image) ([]byte, error) {
 		}
 	}
 	s.out = assemblePNG(s.out[:0], w, h, bands)
+	s.last = m
 	return s.out, nil
 }
 

@@ -124,3 +124,81 @@ func TestObserveReuseMatchesFresh(t *testing.T) {
 		samePixels(t, got.Image, want.Image)
 	})
 }
+
+// TestObserveAgainMatchesFresh observes one frame, then again and again
+// with other overlays (Observer.Again, for a frame the caller kept), and
+// checks each against a new Observer's Observe of that frame and overlay;
+// with nothing new drawn, Again scales no row.
+func TestObserveAgainMatchesFresh(t *testing.T) {
+	frame := Downscale(loadRGBA(t, "busy1080.png"), image.Pt(960, 540))
+	pt := func(x, y int) *image.Point { return &image.Point{x, y} }
+	mask := []image.Rectangle{image.Rect(750, 0, 960, 150)}
+	steps := []struct {
+		name string
+		ov   Overlay
+	}{
+		{"first", Overlay{Cursor: pt(350, 150), Marks: []Mark{{At: image.Pt(350, 150), Label: "click"}}}},
+		{"marks gone, cursor moved", Overlay{Cursor: pt(50, 450)}},
+		{"the same overlay", Overlay{Cursor: pt(50, 450)}},
+		{"nothing drawn", Overlay{}},
+		{"masked", Overlay{Mask: mask}},
+		{"the same mask", Overlay{Mask: mask}},
+		{"unmasked", Overlay{}},
+		{"drag drawn", Overlay{Marks: []Mark{{Kind: MarkDrag, At: image.Pt(50, 50), To: image.Pt(900, 500), Label: "drag"}}}},
+	}
+	o := Observer{Mapper: Mapper{Display: frame.Rect, Image: image.Pt(683, 384)}}
+	if _, err := o.Again(Overlay{}); err == nil {
+		t.Fatal("Again before any Observe gave no error")
+	}
+	for i, st := range steps {
+		var got Observation
+		var err error
+		if i == 0 {
+			got, err = o.Observe(frame, st.ov)
+		} else {
+			got, err = o.Again(st.ov)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		fresh := Observer{Mapper: o.Mapper}
+		want, err := fresh.Observe(frame, st.ov)
+		if err != nil {
+			t.Fatal(err)
+		}
+		samePixels(t, got.Image, want.Image)
+		if !bytes.Equal(got.Data, want.Data) {
+			t.Errorf("%s: Again encoded other bytes than a fresh Observer", st.name)
+		}
+		if (st.name == "the same overlay" || st.name == "the same mask") && o.scaler.scaled.Load() > 2 {
+			t.Errorf("%s: Again scaled %d chunks of rows again", st.name, o.scaler.scaled.Load())
+		}
+	}
+}
+
+// TestObserveAfterItsEncoderEncodedElse encodes another image with an
+// Observer's Encoder between two observations of the same screen: the rows
+// the Observer left alone are not the bands the encoder last compressed,
+// and the second observation must still be a fresh Observer's.
+func TestObserveAfterItsEncoderEncodedElse(t *testing.T) {
+	frame := Downscale(loadRGBA(t, "busy1080.png"), image.Pt(960, 540))
+	o := Observer{Mapper: Mapper{Display: frame.Rect, Image: image.Pt(683, 384)}}
+	if _, err := o.Observe(frame, Overlay{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.Encoder.Encode(whiteImage(683, 384)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := o.Observe(Crop(frame, frame.Rect), Overlay{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := Observer{Mapper: o.Mapper}
+	want, err := fresh.Observe(frame, Overlay{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Data, want.Data) {
+		t.Error("after its encoder encoded another image, the Observer encoded other bytes than a fresh one")
+	}
+}
