@@ -20,8 +20,11 @@ DEB_PKGS  := gcc pkg-config xvfb openbox xdotool x11-utils x11-xserver-utils xte
 # ask), VLC (its HTTP interface), LibreOffice Calc, Writer and Impress,
 # Thunderbird (its profile), GIMP and Nautilus; GNOME Videos (totem), the
 # default video player of OSWorld's Ubuntu snapshot, which multi_apps/937087b6
-# ("make VLC the default") starts from (apt-get install: 20 packages, 40 s here).
-EVAL_APPS := chromium socat vlc libreoffice-calc libreoffice-writer libreoffice-impress thunderbird gimp nautilus totem
+# ("make VLC the default") starts from (apt-get install: 20 packages, 40 s here);
+# libreoffice-gtk3, the VCL plugin OSWorld's Ubuntu snapshot runs LibreOffice
+# with and the only one here with an accessibility tree (check_left_panel
+# reads it; LibreOffice picks it by itself once installed: one package, 2 s).
+EVAL_APPS := chromium socat vlc libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-gtk3 thunderbird gimp nautilus totem
 DEB_PKGS  += $(EVAL_APPS)
 # Wayland: headless sway (wlroots; the pixman renderer, no GPU) and mutter
 # with pipewire + wireplumber for the wlroots, gnome and portal backends'
