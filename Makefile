@@ -23,7 +23,10 @@ DEB_PKGS  := gcc pkg-config xvfb openbox xdotool x11-utils x11-xserver-utils xte
 # ("make VLC the default") starts from (apt-get install: 20 packages, 40 s here);
 # GNOME Terminal, which the tasks open with Ctrl+Alt+T and vm_terminal_output
 # reads (apt-get install --no-install-recommends: 4 packages, 2.6 MB, 6 s here).
-EVAL_APPS := chromium socat vlc libreoffice-calc libreoffice-writer libreoffice-impress thunderbird gimp nautilus totem \
+# libreoffice-gtk3, the VCL plugin OSWorld's Ubuntu snapshot runs LibreOffice
+# with and the only one here with an accessibility tree (check_left_panel
+# reads it; LibreOffice picks it by itself once installed: one package, 2 s).
+EVAL_APPS := chromium socat vlc libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-gtk3 thunderbird gimp nautilus totem \
              gnome-terminal
 DEB_PKGS  += $(EVAL_APPS)
 # Wayland: headless sway (wlroots; the pixman renderer, no GPU) and mutter

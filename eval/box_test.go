@@ -510,7 +510,9 @@ root.mainloop()
 
 // TestBoxPyautogui: OSWorld's `python -c "import pyautogui; ..."` steps type
 // into a real app on the task's display, through the box's pyautogui module;
-// a call the module lacks fails the step.
+// a call the module lacks fails the step. A launch that such a step follows
+// waits for the app's window ("slow-start": the window comes 3 s after the
+// launch, and the keys still reach it).
 func TestBoxPyautogui(t *testing.T) {
 	needTools(t, "python3")
 	open := `{"type": "launch", "parameters": {"command": "exec python3 \"$DESKPILOT_TASK_DIR/typed.py\"", "shell": true}},
@@ -525,7 +527,9 @@ func TestBoxPyautogui(t *testing.T) {
 		"typewrite": {"[" + open + "," + py("import pyautogui; pyautogui.typewrite('hello'); pyautogui.hotkey('ctrl','s')") + "]", typed("hello")},
 		"write-press": {"[" + open + "," + py(`import pyautogui; w, h = pyautogui.size(); pyautogui.click(w // 2, h // 2); pyautogui.write("Hi wörld!"); pyautogui.press(["left"], presses=2); pyautogui.press("x"); pyautogui.hotkey(["ctrl", "s"])`) + "]",
 			typed("Hi wörlxd!")},
-		"no-save":     {"[" + open + "," + py("import pyautogui; pyautogui.typewrite('hello')") + "]", typed("hello")},
+		"no-save": {"[" + open + "," + py("import pyautogui; pyautogui.typewrite('hello')") + "]", typed("hello")},
+		"slow-start": {`[{"type": "launch", "parameters": {"command": "sleep 3; exec python3 \"$DESKPILOT_TASK_DIR/typed.py\"", "shell": true}},` +
+			py("import pyautogui; pyautogui.typewrite('hello'); pyautogui.hotkey('ctrl','s')") + "]", typed("hello")},
 		"unsupported": {"[" + open + "," + py("import pyautogui; pyautogui.locateOnScreen('button.png')") + "]", typed("hello")},
 		"unknown-key": {"[" + open + "," + py("import pyautogui; pyautogui.press('hyper-enter')") + "]", typed("hello")},
 	}, map[string]string{"typed.py": typedApp})
@@ -536,6 +540,7 @@ func TestBoxPyautogui(t *testing.T) {
 		"typewrite":   {true, ""},
 		"write-press": {true, ""},
 		"no-save":     {false, `got ""`},
+		"slow-start":  {true, ""},
 		"unsupported": {false, `setup: config step 3 (execute): unsupported pyautogui call "pyautogui.locateOnScreen"`},
 		"unknown-key": {false, `unsupported pyautogui call "key 'hyper-enter'"`},
 	} {

@@ -91,7 +91,7 @@ func (e *checkEnv) Dial(ctx context.Context, port int) (net.Conn, error) {
 // AccessibilityTree reads the display's AT-SPI tree and renders it as OSWorld's
 // server does.
 func (e *checkEnv) AccessibilityTree(ctx context.Context) (string, error) {
-	c, err := atspi.Connect(ctx, atspi.Options{XDisplay: e.b.d.Name, XAuthority: e.b.d.XAuthority, BusAddress: e.b.d.SessionBus, IgnoreEnv: true})
+	c, err := atspi.Connect(ctx, checks.TreeWalk(atspi.Options{XDisplay: e.b.d.Name, XAuthority: e.b.d.XAuthority, BusAddress: e.b.d.SessionBus, IgnoreEnv: true}))
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", checks.ErrUnavailable, err)
 	}
@@ -100,11 +100,11 @@ func (e *checkEnv) AccessibilityTree(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", checks.ErrUnavailable, err)
 	}
-	attrs, err := checks.A11yAttributes(ctx, e.b.d.AccessibilityBus, els)
+	info, err := checks.A11yDetails(ctx, e.b.d.AccessibilityBus, els)
 	if err != nil {
-		attrs = nil // the tree without attr:* rather than no tree
+		info = nil // the tree without attr:* and cp:parentcoord rather than no tree
 	}
-	return checks.TreeXML(els, attrs), nil
+	return checks.TreeXML(els, info), nil
 }
 
 // Accessibility connects to the display's AT-SPI tree for a getter.

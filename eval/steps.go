@@ -20,11 +20,65 @@ import (
 func (b *box) runSteps(ctx context.Context, steps []step, phase string) error {
 	for i, s := range steps {
 		b.log.printf("[%s %d] %s\n", phase, i+1, s.kind)
+		var before int
+		input := s.kind == "launch" && i+1 < len(steps) && givesInput(steps[i+1])
+		if input {
+			before = b.windowCount(ctx)
+		}
 		if err := b.runStep(ctx, s); err != nil {
 			return fmt.Errorf("%s step %d (%s): %w", phase, i+1, s.kind, err)
 		}
+		if input {
+			b.awaitWindow(ctx, before)
+		}
 	}
 	return nil
+}
+
+// launchWindowWait bounds how long a launch waits for its window before a
+// step that types or clicks into it.
+const launchWindowWait = 30 * time.Second
+
+// givesInput reports an execute or command step that drives the display
+// with pyautogui.
+func givesInput(s step) bool {
+	return (s.kind == "execute" || s.kind == "command") && strings.Contains(strings.Join(s.cmd.args, " "), "pyautogui")
+}
+
+// windowCount counts the display's decorated windows: a splash screen (an
+// app's first window while it loads: LibreOffice's) has no frame from the
+// window manager.
+func (b *box) windowCount(ctx context.Context) int {
+	wins, _ := b.d.Windows(ctx)
+	n := 0
+	for _, w := range wins {
+		if w.Frame != w.Bounds {
+			n++
+		}
+	}
+	return n
+}
+
+// awaitWindow waits, after a launch that a pyautogui step follows, until the
+// display has more windows than before (at most launchWindowWait). OSWorld's
+// steps send their input after a fixed sleep, timed on its VM, whose apps
+// start warm; a first start here in a fresh profile (LibreOffice's) can take
+// longer, and keys sent before the window is up are lost. The launch itself
+// returns at once, as OSWorld's does.
+func (b *box) awaitWindow(ctx context.Context, before int) {
+	ctx, cancel := context.WithTimeout(ctx, launchWindowWait)
+	defer cancel()
+	start := time.Now()
+	for ctx.Err() == nil {
+		if n := b.windowCount(ctx); n > before {
+			b.log.printf("a new window is up after %.1fs\n", time.Since(start).Seconds())
+			return
+		}
+		if wait.Sleep(ctx, 200*time.Millisecond) != nil {
+			break
+		}
+	}
+	b.log.printf("no new window within %v\n", launchWindowWait)
 }
 
 func (b *box) runStep(ctx context.Context, s step) error {

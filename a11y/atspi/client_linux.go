@@ -311,17 +311,17 @@ func (c *Client) readApp(w *walker, p plan) appResult {
 		}
 		res.timeUp = err != nil
 	}
-	res.elems = toElements(a.nodes, ks, info, c.o.MaxText)
+	res.elems = toElements(a.nodes, ks, info, c.o.MaxText, c.o.Containers)
 	res.cut = a.cut
 	res.other = p.keepTop != nil && len(res.elems) == 0 // no window of it matched one of the display's
 	return res
 }
 
-// gather reads an application's tree, from its cache unless it has none or its
-// cache was too big last time.
+// gather reads an application's tree, from its cache unless it has none, its
+// cache was too big last time or Options.NoCache.
 func (c *Client) gather(w *walker, a *appTree) error {
 	c.mu.Lock()
-	big := c.big[a.root.bus]
+	big := c.big[a.root.bus] || c.o.NoCache
 	c.mu.Unlock()
 	if !big {
 		ok, err := w.fromCache(a)

@@ -15,8 +15,8 @@ type appInfo struct {
 
 // toElements turns the kept nodes of one application into elements: it infers
 // names for nameless fields and cells, reports toggle cells as check boxes, and
-// drops structural containers with neither name nor text.
-func toElements(nodes []node, ks []kept, app appInfo, maxText int) []a11y.Element {
+// drops structural containers with neither name nor text unless containers.
+func toElements(nodes []node, ks []kept, app appInfo, maxText int, containers bool) []a11y.Element {
 	names := inferNames(nodes, ks)
 	out := make([]a11y.Element, 0, len(ks))
 	for j, k := range ks {
@@ -42,7 +42,7 @@ func toElements(nodes []node, ks []kept, app appInfo, maxText int) []a11y.Elemen
 			e.Text = ""
 		}
 		e.Interactive = interactive(role, n)
-		if e.Name == "" && e.Text == "" && !e.Interactive && structural(role) {
+		if !containers && e.Name == "" && e.Text == "" && !e.Interactive && structural(role) {
 			continue
 		}
 		out = append(out, e)

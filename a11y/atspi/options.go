@@ -46,6 +46,17 @@ type Options struct {
 	HungRetry time.Duration
 	// MaxText is the most characters of text content kept per element; 0 means 200.
 	MaxText int
+	// Containers keeps the structural containers with neither name nor text
+	// (panels, fillers, split panes, scroll panes, ...) that are left out
+	// otherwise, so that the elements give the whole visible tree, each
+	// under its real parent: OSWorld's accessibility tree has them.
+	Containers bool
+	// NoCache reads every application object by object, never with
+	// Cache.GetItems: slower, but it gives the tree as the application's
+	// objects have it. LibreOffice's gtk3 plugin leaves its window contents
+	// (the root pane and all below it) out of its cache, or links them to
+	// no parent there, at times.
+	NoCache bool
 }
 
 func (o Options) withDefaults() Options {

@@ -151,7 +151,7 @@ func TestToElementsNames(t *testing.T) {
 	nodes[5].states |= 1 << stateEditable
 	nodes[6].text = "never read" // password: the walk never reads it; even if set, it is kept out of names
 	ks, _ := visible(nodes, image.Rect(0, 0, 1000, 1000), 64, nil)
-	els := toElements(nodes, ks, appInfo{name: "app", pid: 7}, 200)
+	els := toElements(nodes, ks, appInfo{name: "app", pid: 7}, 200, false)
 	var roles []string
 	find := func(role, name string) a11y.Element {
 		for _, e := range els {
@@ -183,6 +183,16 @@ func TestToElementsNames(t *testing.T) {
 	}
 	if e := find("push button", "OK"); e.Bounds != image.Rect(500, 350, 590, 390) {
 		t.Errorf("button %+v", e)
+	}
+	// With Options.Containers the same nodes give the two structural
+	// containers too (the filler and the table), and nothing else changes.
+	all := toElements(nodes, ks, appInfo{name: "app", pid: 7}, 200, true)
+	var allRoles []string
+	for _, e := range all {
+		allRoles = append(allRoles, e.Role)
+	}
+	if len(all) != len(els)+2 || !slices.Contains(allRoles, "filler") || !slices.Contains(allRoles, "table") {
+		t.Errorf("with containers: %q, without: %q; want the filler and the table more", allRoles, roles)
 	}
 }
 

@@ -2,26 +2,59 @@ package checks
 
 import (
 	"context"
+	"image"
 	"time"
 
 	"github.com/godbus/dbus/v5"
 
 	"deskpilot/a11y"
+	"deskpilot/a11y/atspi"
 )
 
-// Bounds of A11yAttributes.
+// TreeWalk sets the walk of the accessibility_tree getter on o (the bus and
+// display options): every visible element with the containers kept, as
+// OSWorld's tree has them, read object by object (as OSWorld's server
+// does; an application's cache may lack parts of its tree), to OSWorld's
+// depth limit (50), within 20 000 objects and 20 s. The agent's own walks keep atspi's tighter defaults; a
+// check runs once, at the task's end, and the task timeout bounds it too.
+func TreeWalk(o atspi.Options) atspi.Options {
+	o.Containers = true
+	o.NoCache = true
+	o.MaxDepth = 50
+	o.MaxNodes = 20000
+	o.MaxTime = 20 * time.Second
+	return o
+}
+
+// Bounds of A11yDetails.
 const (
 	a11yAttrCallTimeout = time.Second
 	a11yAttrTotal       = 15 * time.Second
 	a11yAttrMaxElements = 20000
 )
 
-// A11yAttributes reads the object attributes (AT-SPI's GetAttributes: "id",
-// "class", "tag", ...) of the walked elements over the accessibility bus at
-// busAddr, keyed by Element.ID, for TreeXML. An application that does not
-// answer within a second leaves its elements without attributes; the whole
-// read stops after 15 s or 20 000 elements.
-func A11yAttributes(ctx context.Context, busAddr string, els []a11y.Element) (map[string]map[string]string, error) {
+// coordParent is AT-SPI's ATSPI_COORD_TYPE_PARENT: a position relative to
+// the object's parent.
+const coordParent = 2
+
+// A11yInfo is what TreeXML writes of an element beyond what the walk gives.
+type A11yInfo struct {
+	// Attrs are its object attributes (AT-SPI's GetAttributes: "id",
+	// "class", "tag", ...), OSWorld's attr:*.
+	Attrs map[string]string
+	// ParentPos is its position relative to its parent (Component's
+	// GetPosition in parent coordinates), OSWorld's cp:parentcoord; set
+	// when HasParentPos.
+	ParentPos    image.Point
+	HasParentPos bool
+}
+
+// A11yDetails reads, over the accessibility bus at busAddr, the object
+// attributes and the position relative to the parent of the walked
+// elements, keyed by Element.ID, for TreeXML. An application that does not
+// answer within a second leaves its elements without them; the whole read
+// stops after 15 s or 20 000 elements.
+func A11yDetails(ctx context.Context, busAddr string, els []a11y.Element) (map[string]A11yInfo, error) {
 	conn, err := dbus.Dial(busAddr, dbus.WithContext(ctx))
 	if err != nil {
 		return nil, err
@@ -35,7 +68,7 @@ func A11yAttributes(ctx context.Context, busAddr string, els []a11y.Element) (ma
 	}
 	ctx, cancel := context.WithTimeout(ctx, a11yAttrTotal)
 	defer cancel()
-	out := map[string]map[string]string{}
+	out := map[string]A11yInfo{}
 	slow := map[string]bool{}
 	for i, e := range els {
 		if i >= a11yAttrMaxElements || ctx.Err() != nil {
@@ -45,17 +78,26 @@ func A11yAttributes(ctx context.Context, busAddr string, els []a11y.Element) (ma
 			continue
 		}
 		cctx, ccancel := context.WithTimeout(ctx, a11yAttrCallTimeout)
-		var attrs map[string]string
-		err := conn.Object(e.Bus, dbus.ObjectPath(e.Path)).CallWithContext(cctx, "org.a11y.atspi.Accessible.GetAttributes", 0).Store(&attrs)
+		obj := conn.Object(e.Bus, dbus.ObjectPath(e.Path))
+		// Both calls in flight at once: one round trip per element.
+		attrCall := obj.GoWithContext(cctx, "org.a11y.atspi.Accessible.GetAttributes", 0, nil)
+		posCall := obj.GoWithContext(cctx, "org.a11y.atspi.Component.GetPosition", 0, nil, uint32(coordParent))
+		<-attrCall.Done
+		<-posCall.Done
 		ccancel()
-		if err != nil {
-			if cctx.Err() != nil {
-				slow[e.Bus] = true
-			}
-			continue
+		var info A11yInfo
+		if err := attrCall.Store(&info.Attrs); err != nil || len(info.Attrs) == 0 {
+			info.Attrs = nil
 		}
-		if len(attrs) > 0 {
-			out[e.ID()] = attrs
+		var x, y int32
+		if err := posCall.Store(&x, &y); err == nil {
+			info.ParentPos, info.HasParentPos = image.Pt(int(x), int(y)), true
+		}
+		if attrCall.Err != nil && posCall.Err != nil && cctx.Err() != nil {
+			slow[e.Bus] = true
+		}
+		if info.Attrs != nil || info.HasParentPos {
+			out[e.ID()] = info
 		}
 	}
 	return out, nil

@@ -18,7 +18,7 @@ import (
 // check_accessibility_tree (metrics/general.py at eac51b51, lxml 4.9 and
 // cssselect 1.2) gave for them on testdata/a11y-zenity.xml: the tree of a
 // zenity entry dialog, walked over AT-SPI and rendered by TreeXML with
-// A11yAttributes (TestA11yTreeLive makes it anew).
+// A11yDetails (TestA11yTreeLive makes it anew).
 var a11yRules = []struct{ rules, want string }{
 	{`[{"selectors": ["application[name=zenity] dialog[name=\"Send mail\"]"]}]`, "1.0"},
 	{`[{"selectors": ["application[name=Thunderbird] dialog"]}]`, "0.0"},
@@ -98,12 +98,12 @@ func TestA11yTreeLive(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		attrs, err := A11yAttributes(t.Context(), bus, els)
+		info, err := A11yDetails(t.Context(), bus, els)
 		if err != nil {
 			t.Fatal(err)
 		}
-		tree = TreeXML(els, attrs)
-		if len(els) >= 5 && len(attrs) >= 5 {
+		tree = TreeXML(els, info)
+		if len(els) >= 5 && len(info) >= 5 {
 			break
 		}
 	}

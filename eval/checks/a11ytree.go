@@ -24,13 +24,16 @@ var xmlName = regexp.MustCompile(`^[A-Za-z_][-A-Za-z0-9_.]*$`)
 // TreeXML renders elements of an AT-SPI walk (in tree order, with their
 // depths) as the XML OSWorld's server gives for the accessibility tree: one
 // element per accessible, tagged with its role ("push-button"), with name,
-// st:STATE="true" for each state, cp:screencoord and cp:size, and its text.
-// Each application's elements sit in an <application name="..."> element,
-// as in OSWorld's tree; the walk's elements are those the agent sees (named
-// or interactive ones: unnamed containers are left out, their children
-// moved up). attrs, keyed by Element.ID, gives each element's object attributes
-// (OSWorld's attr:*, from A11yAttributes); nil gives none.
-func TreeXML(els []a11y.Element, attrs map[string]map[string]string) string {
+// st:STATE="true" for each state, cp:screencoord, cp:size and cp:parentcoord,
+// and its text. Each application's elements sit in an <application
+// name="..."> element, as in OSWorld's tree. A walk with
+// atspi.Options.Containers gives every visible element under its parent, as
+// OSWorld's tree has them; one without it only those the agent sees (named
+// or interactive ones: unnamed containers left out, their children moved
+// up). info, keyed by Element.ID, gives each element's object attributes
+// (OSWorld's attr:*) and position relative to its parent (cp:parentcoord),
+// from A11yDetails; nil gives neither.
+func TreeXML(els []a11y.Element, info map[string]A11yInfo) string {
 	var b strings.Builder
 	b.WriteString(`<desktop-frame xmlns:st="` + nsState + `" xmlns:cp="` + nsComponent + `" xmlns:attr="` + nsAttributes + `" name="main">`)
 	type open struct {
@@ -60,13 +63,18 @@ func TreeXML(els []a11y.Element, attrs map[string]map[string]string) string {
 				fmt.Fprintf(&b, ` st:%s="true"`, s)
 			}
 		}
-		for _, k := range slices.Sorted(maps.Keys(attrs[e.ID()])) {
+		in := info[e.ID()]
+		for _, k := range slices.Sorted(maps.Keys(in.Attrs)) {
 			if xmlName.MatchString(k) {
-				fmt.Fprintf(&b, " attr:%s=%s", k, xmlAttr(attrs[e.ID()][k]))
+				fmt.Fprintf(&b, " attr:%s=%s", k, xmlAttr(in.Attrs[k]))
 			}
 		}
 		r := e.Bounds
-		fmt.Fprintf(&b, ` cp:screencoord="(%d, %d)" cp:size="(%d, %d)">`, r.Min.X, r.Min.Y, r.Dx(), r.Dy())
+		fmt.Fprintf(&b, ` cp:screencoord="(%d, %d)" cp:size="(%d, %d)"`, r.Min.X, r.Min.Y, r.Dx(), r.Dy())
+		if in.HasParentPos {
+			fmt.Fprintf(&b, ` cp:parentcoord="(%d, %d)"`, in.ParentPos.X, in.ParentPos.Y)
+		}
+		b.WriteString(">")
 		_ = xml.EscapeText(&b, []byte(e.Text))
 		stack = append(stack, open{e.Depth, tag})
 	}

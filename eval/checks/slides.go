@@ -22,6 +22,7 @@ func slidesMetrics() map[string]Metric {
 		"check_page_number_colors":         {Fn: checkPageNumberColors, Check: rulesWith("color")},
 		"check_presenter_console_disable":  {Fn: checkPresenterConsoleDisable},
 		"check_auto_saving_time":           {Fn: checkAutoSavingTime, Check: rulesWith("minutes")},
+		"check_left_panel":                 {Fn: checkLeftPanel},
 	}
 }
 
