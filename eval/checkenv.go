@@ -91,7 +91,7 @@ func (e *checkEnv) Dial(ctx context.Context, port int) (net.Conn, error) {
 // AccessibilityTree reads the display's AT-SPI tree and renders it as OSWorld's
 // server does.
 func (e *checkEnv) AccessibilityTree(ctx context.Context) (string, error) {
-	c, err := atspi.Connect(ctx, checks.TreeWalk(atspi.Options{XDisplay: e.b.d.Name, XAuthority: e.b.d.XAuthority, BusAddress: e.b.d.SessionBus, IgnoreEnv: true}))
+	c, err := atspi.Connect(ctx, treeWalk(atspi.Options{XDisplay: e.b.d.Name, XAuthority: e.b.d.XAuthority, BusAddress: e.b.d.SessionBus, IgnoreEnv: true}))
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", checks.ErrUnavailable, err)
 	}
@@ -164,4 +164,12 @@ func (e *checkEnv) Infeasible() bool { return declaredInfeasible(e.answer) }
 // as infeasible.
 func declaredInfeasible(answer string) bool {
 	return strings.HasPrefix(strings.TrimSpace(answer), "The task could not be done.")
+}
+
+// treeWalk sets on o the walk of the accessibility_tree getter: containers
+// kept, object by object, within checks' bounds (checks.TreeMaxDepth).
+func treeWalk(o atspi.Options) atspi.Options {
+	o.Containers, o.NoCache = true, true
+	o.MaxDepth, o.MaxNodes, o.MaxTime = checks.TreeMaxDepth, checks.TreeMaxNodes, checks.TreeMaxTime
+	return o
 }

@@ -8,23 +8,20 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"deskpilot/a11y"
-	"deskpilot/a11y/atspi"
 )
 
-// TreeWalk sets the walk of the accessibility_tree getter on o (the bus and
-// display options): every visible element with the containers kept, as
-// OSWorld's tree has them, read object by object (as OSWorld's server
-// does; an application's cache may lack parts of its tree), to OSWorld's
-// depth limit (50), within 20 000 objects and 20 s. The agent's own walks keep atspi's tighter defaults; a
-// check runs once, at the task's end, and the task timeout bounds it too.
-func TreeWalk(o atspi.Options) atspi.Options {
-	o.Containers = true
-	o.NoCache = true
-	o.MaxDepth = 50
-	o.MaxNodes = 20000
-	o.MaxTime = 20 * time.Second
-	return o
-}
+// The walk of the accessibility_tree getter (the caller sets them on its
+// atspi.Options, with Containers and NoCache: every visible element with the
+// containers kept, as OSWorld's tree has them, read object by object as
+// OSWorld's server does, since an application's cache may lack parts of its
+// tree): OSWorld's depth limit, within 20 000 objects and 20 s. The agent's
+// own walks keep atspi's tighter defaults; a check runs once, at the task's
+// end, and the task timeout bounds it too.
+const (
+	TreeMaxDepth = 50
+	TreeMaxNodes = 20000
+	TreeMaxTime  = 20 * time.Second
+)
 
 // Bounds of A11yDetails.
 const (

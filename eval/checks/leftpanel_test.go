@@ -16,7 +16,7 @@ import (
 )
 
 // The trees of LibreOffice Impress 7.4 (its gtk3 VCL plugin) on a 1920x1080
-// display, walked as the accessibility_tree getter does (TreeWalk,
+// display, walked as the accessibility_tree getter does (treeWalk,
 // A11yDetails, TreeXML): with the slide pane shown, and after the task's
 // setup closed it through the menus. TestLeftPanelLive makes them anew with
 // DESKPILOT_RECORD_A11Y=1.
@@ -109,7 +109,7 @@ func TestCheckLeftPanel(t *testing.T) {
 // impressTree walks the display's accessibility tree as the
 // accessibility_tree getter does.
 func impressTree(ctx context.Context, d *xdisplay.Display) (string, error) {
-	c, err := atspi.Connect(ctx, TreeWalk(atspi.Options{XDisplay: d.Name, XAuthority: d.XAuthority, BusAddress: d.SessionBus, IgnoreEnv: true}))
+	c, err := atspi.Connect(ctx, treeWalk(atspi.Options{XDisplay: d.Name, XAuthority: d.XAuthority, BusAddress: d.SessionBus, IgnoreEnv: true}))
 	if err != nil {
 		return "", err
 	}
@@ -217,4 +217,11 @@ func TestLeftPanelLive(t *testing.T) {
 			}
 		}
 	}
+}
+
+// treeWalk is eval's walk of the accessibility_tree getter (eval/checkenv.go).
+func treeWalk(o atspi.Options) atspi.Options {
+	o.Containers, o.NoCache = true, true
+	o.MaxDepth, o.MaxNodes, o.MaxTime = TreeMaxDepth, TreeMaxNodes, TreeMaxTime
+	return o
 }
