@@ -1,0 +1,366 @@
+package checks
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// docxMoreMetrics are more of docs.py's metrics over Word (and Writer)
+// documents: tab stops, run properties, pictures, references and Writer's
+// default font.
+func docxMoreMetrics() map[string]Metric {
+	return map[string]Metric{
+		"check_tabstops":                         {Fn: checkTabstops, Kwargs: true},
+		"compare_subscript_contains":             {Fn: compareSubscriptContains},
+		"check_italic_font_size_14":              {Fn: checkItalicFontSize14},
+		"evaluate_strike_through_last_paragraph": {Fn: evaluateStrikeThroughLastParagraph},
+	}
+}
+
+// onOff is a w:b/w:i/w:strike-like element's tri-state value as python-docx
+// reads it: nil when the element is absent, else its w:val (absent is true).
+func onOff(n *xnode) (*bool, error) {
+	if n == nil {
+		return nil, nil
+	}
+	v, ok := wAttr(n, "val")
+	t := true
+	if !ok {
+		return &t, nil
+	}
+	switch v {
+	case "1", "true", "on":
+		return &t, nil
+	case "0", "false", "off":
+		f := false
+		return &f, nil
+	}
+	return nil, fmt.Errorf("InvalidXmlError: w:%s w:val %q is not an on/off value", n.XMLName.Local, v)
+}
+
+// runProp is the run's w:rPr child named local (nil-safe).
+func runProp(run *xnode, local string) *xnode {
+	return childNS(childNS(run, wNS, "rPr"), wNS, local)
+}
+
+// emuOf is a twips measure (ST_TwipsMeasure, ST_SignedTwipsMeasure) in EMU:
+// plain twips or a number with a unit (mm, cm, in, pt, pc, pi).
+func emuOf(v string) (int64, error) {
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		return n * 635, nil
+	}
+	units := map[string]float64{"mm": 36000, "cm": 360000, "in": 914400, "pt": 12700, "pc": 152400, "pi": 152400}
+	if len(v) > 2 {
+		if per, ok := units[v[len(v)-2:]]; ok {
+			if f, err := strconv.ParseFloat(v[:len(v)-2], 64); err == nil {
+				return int64(f * per), nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("ValueError: %q is not a twips measure", v)
+}
+
+// sections are the body's w:sectPr elements in order: those ending a
+// section in a paragraph's properties, then the body's own (python-docx's
+// Document.sections).
+func (d *docx) sections() []*xnode {
+	var out []*xnode
+	for i := range d.body.Nodes {
+		n := &d.body.Nodes[i]
+		if n.XMLName.Local == "p" {
+			if s := childNS(childNS(n, wNS, "pPr"), wNS, "sectPr"); s != nil {
+				out = append(out, s)
+			}
+		} else if n.XMLName.Local == "sectPr" && n.XMLName.Space == wNS {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// textWidth is the first section's page width less its left and right
+// margins, in EMU; an unset one is Python's TypeError.
+func (d *docx) textWidth() (int64, error) {
+	ss := d.sections()
+	if len(ss) == 0 {
+		return 0, fmt.Errorf("IndexError: the document has no section")
+	}
+	var vals [3]int64
+	for i, a := range [][2]string{{"pgSz", "w"}, {"pgMar", "left"}, {"pgMar", "right"}} {
+		v, ok := wAttr(childNS(ss[0], wNS, a[0]), a[1])
+		if !ok {
+			return 0, fmt.Errorf("TypeError: the first section has no w:%s w:%s", a[0], a[1])
+		}
+		n, err := emuOf(v)
+		if err != nil {
+			return 0, err
+		}
+		vals[i] = n
+	}
+	return vals[0] - vals[1] - vals[2], nil
+}
+
+// tabStop is a w:tab of a paragraph's w:tabs: python-docx's TabStop
+// alignment (its WD_TAB_ALIGNMENT's XML name) and position in EMU.
+type tabStop struct {
+	align string
+	pos   int64
+}
+
+// tabStops are the paragraph's own tab stops (ParagraphFormat.tab_stops: the
+// paragraph's w:pPr/w:tabs, not its style's).
+func tabStops(p *xnode) ([]tabStop, error) {
+	tabs := childNS(childNS(p, wNS, "pPr"), wNS, "tabs")
+	if tabs == nil {
+		return nil, nil
+	}
+	var out []tabStop
+	for i := range tabs.Nodes {
+		t := &tabs.Nodes[i]
+		if t.XMLName.Local != "tab" || t.XMLName.Space != wNS {
+			continue
+		}
+		val, ok := wAttr(t, "val")
+		switch val {
+		case "left", "center", "right", "decimal", "bar", "list", "clear", "end", "num", "start":
+		default:
+			if !ok {
+				return nil, fmt.Errorf("InvalidXmlError: a w:tab without w:val")
+			}
+			return nil, fmt.Errorf("ValueError: w:tab w:val %q", val)
+		}
+		pos, ok := wAttr(t, "pos")
+		if !ok {
+			return nil, fmt.Errorf("InvalidXmlError: a w:tab without w:pos")
+		}
+		n, err := emuOf(pos)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, tabStop{val, n})
+	}
+	return out, nil
+}
+
+// checkTabstops is check_tabstops: the documents' non-blank paragraphs pair
+// up, each pair with the same tab stops (cleared ones and a left one at 0
+// left out) of the same alignments; the score is 1 less the mean over the
+// paragraphs of their positions' total distance as a share of the expected
+// document's text width. With word_number_split_by_tabstop, each of the
+// result's paragraphs has that many words in its index-th tab-separated part.
+func checkTabstops(_ context.Context, c Call) (Score, error) {
+	a, b, ok, err := twoFiles(c)
+	if err != nil || !ok {
+		return Score{Note: "a document is missing"}, err
+	}
+	d1, err1 := openDocx(a)
+	d2, err2 := openDocx(b)
+	if err1 != nil || err2 != nil {
+		return Score{Note: "a document does not open"}, nil
+	}
+	nonBlank := func(d *docx) []*xnode {
+		var out []*xnode
+		for _, p := range d.paragraphs() {
+			if pyStrip(paraText(p)) != "" {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	para1, para2 := nonBlank(d1), nonBlank(d2)
+	if len(para1) != len(para2) {
+		return Score{Note: fmt.Sprintf("%d non-blank paragraphs, expected %d", len(para1), len(para2))}, nil
+	}
+	if number, ok := c.Options["word_number_split_by_tabstop"]; ok && number != nil {
+		index := 0
+		if v, ok := c.Options["index"]; ok {
+			if index, ok = pyInt(v); !ok {
+				return Score{}, fmt.Errorf("TypeError: list indices must be integers, not %s", PyType(v))
+			}
+		}
+		for i, p := range para1 {
+			splits := strings.Split(paraText(p), "\t")
+			j := index
+			if j < 0 {
+				j += len(splits)
+			}
+			if j < 0 || j >= len(splits) {
+				return Score{}, fmt.Errorf("IndexError: paragraph %d has %d tab-separated parts, no part %d", i+1, len(splits), index)
+			}
+			if n := len(pySplit(splits[j])); !PyEqual(int64(n), number) {
+				return Score{Note: fmt.Sprintf("paragraph %d has %d words before its tab, not %s", i+1, n, show(number))}, nil
+			}
+		}
+	}
+	width, err := d2.textWidth()
+	if err != nil {
+		return Score{}, err
+	}
+	kept := func(p *xnode) ([]tabStop, error) {
+		ts, err := tabStops(p)
+		var out []tabStop
+		for _, t := range ts {
+			if t.align == "clear" || (t.align == "left" && t.pos == 0) {
+				continue
+			}
+			out = append(out, t)
+		}
+		return out, err
+	}
+	minus := 0.0
+	for i := range para1 {
+		t1, err := kept(para1[i])
+		if err != nil {
+			return Score{}, err
+		}
+		t2, err := kept(para2[i])
+		if err != nil {
+			return Score{}, err
+		}
+		if len(t1) != len(t2) {
+			return Score{Note: fmt.Sprintf("paragraph %d has %d tab stops, expected %d", i+1, len(t1), len(t2))}, nil
+		}
+		diff := 0.0
+		for k := range t1 {
+			if t1[k].align != t2[k].align {
+				return Score{Note: fmt.Sprintf("paragraph %d's tab stop %d is %s, expected %s", i+1, k+1, t1[k].align, t2[k].align)}, nil
+			}
+			diff += math.Abs(float64(t1[k].pos - t2[k].pos))
+		}
+		if width == 0 {
+			return Score{}, fmt.Errorf("ZeroDivisionError: the page has no text width")
+		}
+		minus += diff / float64(width)
+	}
+	if len(para1) == 0 {
+		return Score{}, fmt.Errorf("ZeroDivisionError: no non-blank paragraph")
+	}
+	s := Score{Value: 1 - minus/float64(len(para1))}
+	if s.Value < 1 {
+		s.Note = "tab stops at other positions"
+	}
+	return s, nil
+}
+
+// compareSubscriptContains is compare_subscript_contains: some run, paired by
+// position in paragraphs paired by position, is subscript in both documents.
+func compareSubscriptContains(_ context.Context, c Call) (Score, error) {
+	a, b, ok, err := twoFiles(c)
+	if err != nil || !ok {
+		return Score{Note: "a document is missing"}, err
+	}
+	d1, err1 := openDocx(a)
+	d2, err2 := openDocx(b)
+	if err1 != nil || err2 != nil {
+		return Score{Note: "a document does not open"}, nil
+	}
+	sub := func(r *xnode) bool {
+		v, _ := wAttr(runProp(r, "vertAlign"), "val")
+		return v == "subscript"
+	}
+	p1, p2 := d1.paragraphs(), d2.paragraphs()
+	for i := range min(len(p1), len(p2)) {
+		r1, r2 := directRuns(p1[i]), directRuns(p2[i])
+		for k := range min(len(r1), len(r2)) {
+			if sub(r1[k]) && sub(r2[k]) {
+				return Score{Value: 1}, nil
+			}
+		}
+	}
+	return Score{Note: "no run subscript in both documents"}, nil
+}
+
+// gateDocx is the "if not compare_docx_files(file1, file2): return 0" the
+// format metrics start with, then Document(file1): nil (and a note) when the
+// metric returns 0 there.
+func gateDocx(ctx context.Context, c Call) (*docx, string, error) {
+	a, b, ok, err := twoFiles(c)
+	if err != nil || !ok {
+		return nil, "a document is missing", err
+	}
+	s, err := compareDocxFiles(ctx, Call{Result: a, Expected: b})
+	if err != nil {
+		return nil, "", err
+	}
+	if s.Value == 0 {
+		return nil, "the documents' texts differ: " + s.Note, nil
+	}
+	d, err := openDocx(a)
+	if err != nil {
+		return nil, "the document does not open", nil
+	}
+	return d, "", nil
+}
+
+// fontPt is the run's font size (w:sz, in half points) in points; ok is
+// false when unset.
+func fontPt(r *xnode) (pt float64, ok bool, err error) {
+	v, ok := wAttr(runProp(r, "sz"), "val")
+	if !ok {
+		return 0, false, nil
+	}
+	var emu int64
+	if h, err := strconv.ParseInt(v, 10, 64); err == nil {
+		emu = int64(float64(h) / 2 * 12700)
+	} else if emu, err = emuOf(v); err != nil { // a number with a unit
+		return 0, false, err
+	}
+	return float64(emu) / 12700, true, nil
+}
+
+// checkItalicFontSize14 is check_italic_font_size_14: the documents' texts
+// match (compare_docx_files) and every run of the result's body paragraphs
+// that is italic (its own w:i) has its own size of 14 pt.
+func checkItalicFontSize14(ctx context.Context, c Call) (Score, error) {
+	d, note, err := gateDocx(ctx, c)
+	if d == nil {
+		return Score{Note: note}, err
+	}
+	for i, p := range d.paragraphs() {
+		for _, r := range directRuns(p) {
+			it, err := onOff(runProp(r, "i"))
+			if err != nil {
+				return Score{}, err
+			}
+			if it == nil || !*it {
+				continue
+			}
+			pt, ok, err := fontPt(r)
+			if err != nil {
+				return Score{}, err
+			}
+			if !ok || pt != 14 {
+				return Score{Note: fmt.Sprintf("an italic run of paragraph %d is not 14 pt", i+1)}, nil
+			}
+		}
+	}
+	return Score{Value: 1}, nil
+}
+
+// evaluateStrikeThroughLastParagraph is
+// evaluate_strike_through_last_paragraph: the documents' texts match and
+// every run of the result's last body paragraph is struck through (its own
+// w:strike); a document without paragraphs is Python's IndexError.
+func evaluateStrikeThroughLastParagraph(ctx context.Context, c Call) (Score, error) {
+	d, note, err := gateDocx(ctx, c)
+	if d == nil {
+		return Score{Note: note}, err
+	}
+	ps := d.paragraphs()
+	if len(ps) == 0 {
+		return Score{}, fmt.Errorf("IndexError: the document has no paragraph")
+	}
+	for _, r := range directRuns(ps[len(ps)-1]) {
+		st, err := onOff(runProp(r, "strike"))
+		if err != nil {
+			return Score{}, err
+		}
+		if st == nil || !*st {
+			return Score{Note: "a run of the last paragraph is not struck through"}, nil
+		}
+	}
+	return Score{Value: 1}, nil
+}

@@ -1,0 +1,93 @@
+package checks
+
+import (
+	"fmt"
+	"testing"
+)
+
+// The documents here are what LibreOffice Writer 7.4 wrote from
+// testdata/src/doc-tabs.fodt and src/doc-more.fodt and near misses of them,
+// one property off each (testdata/make.sh). Each want is what OSWorld's
+// function (metrics/docs.py at eac51b51, python-docx 0.8.11) gives on the
+// same files, worked out from its code.
+
+type docxCase struct {
+	result, expected any
+	opts             map[string]any
+	want             string
+}
+
+func runDocxCases(t *testing.T, metric string, tests []docxCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%v/%v/%v", tt.result, tt.expected, tt.opts), func(t *testing.T) {
+			checkScore(t, metric, Call{Result: tt.result, Expected: tt.expected, Options: tt.opts}, tt.want)
+		})
+	}
+}
+
+// TestCheckTabstops: a right tab stop at the right margin (gold), the same at
+// 15.3 cm (1 - 964/9638 twips), centred, and with four words before the tab.
+func TestCheckTabstops(t *testing.T) {
+	gold := td("doc-tabs-gold.docx")
+	three := map[string]any{"word_number_split_by_tabstop": int64(3), "index": int64(0)}
+	runDocxCases(t, "check_tabstops", []docxCase{
+		{gold, gold, nil, "1"},
+		{gold, gold, three, "1"},
+		{gold, gold, map[string]any{"word_number_split_by_tabstop": int64(3), "index": int64(-2)}, "1"},
+		{gold, gold, map[string]any{"word_number_split_by_tabstop": int64(2), "index": int64(1)}, "0"},
+		{gold, gold, map[string]any{"word_number_split_by_tabstop": int64(3), "index": int64(2)}, "error"},
+		{td("doc-tabs-shifted.docx"), gold, three, "0.8999792488068064"},
+		{gold, td("doc-tabs-shifted.docx"), nil, "0.8999792488068064"},
+		{td("doc-tabs-center.docx"), gold, three, "0"},
+		{td("doc-tabs-four.docx"), gold, nil, "1"},
+		{td("doc-tabs-four.docx"), gold, three, "0"},
+		{td("doc-more-gold.docx"), gold, nil, "0"}, // other paragraph counts
+		{nil, gold, nil, "0"},
+		{td("xlsx-gold.xlsx"), gold, nil, "0"},
+	})
+}
+
+// TestCompareSubscriptContains: H₂O's 2 subscript in both, in neither
+// (nosub), superscript (super).
+func TestCompareSubscriptContains(t *testing.T) {
+	gold := td("doc-more-gold.docx")
+	runDocxCases(t, "compare_subscript_contains", []docxCase{
+		{gold, gold, nil, "1"},
+		{td("doc-more-ital12.docx"), gold, nil, "1"},
+		{td("doc-more-nosub.docx"), gold, nil, "0"},
+		{td("doc-more-super.docx"), gold, nil, "0"},
+		{gold, td("doc-more-super.docx"), nil, "0"},
+		{gold, td("doc-tabs-gold.docx"), nil, "0"},
+		{gold, nil, nil, "0"},
+	})
+}
+
+// TestCheckItalicFontSize14: the italic word at 14 pt, at 12 pt (ital12),
+// and a result whose text differs (word).
+func TestCheckItalicFontSize14(t *testing.T) {
+	gold := td("doc-more-gold.docx")
+	runDocxCases(t, "check_italic_font_size_14", []docxCase{
+		{gold, gold, nil, "1"},
+		{td("doc-more-nosub.docx"), gold, nil, "1"},
+		{td("doc-more-ital12.docx"), gold, nil, "0"},
+		{td("doc-more-word.docx"), gold, nil, "0"},
+		{td("doc-fmt-font.docx"), td("doc-fmt-font.docx"), nil, "1"}, // no italic run
+		{td("doc-more-gold.odt"), td("doc-more-gold.odt"), nil, "0"}, // the texts match, python-docx does not open it
+		{nil, gold, nil, "0"},
+	})
+}
+
+// TestEvaluateStrikeThroughLastParagraph: the last paragraph struck through,
+// not struck (nostrike), and a text that differs (word).
+func TestEvaluateStrikeThroughLastParagraph(t *testing.T) {
+	gold := td("doc-more-gold.docx")
+	runDocxCases(t, "evaluate_strike_through_last_paragraph", []docxCase{
+		{gold, gold, nil, "1"},
+		{td("doc-more-ital12.docx"), gold, nil, "1"},
+		{td("doc-more-nostrike.docx"), gold, nil, "0"},
+		{td("doc-more-nostrike.docx"), td("doc-more-nostrike.docx"), nil, "0"},
+		{td("doc-more-word.docx"), gold, nil, "0"},
+		{gold, nil, nil, "0"},
+	})
+}
