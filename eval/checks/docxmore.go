@@ -17,6 +17,8 @@ func docxMoreMetrics() map[string]Metric {
 		"compare_subscript_contains":             {Fn: compareSubscriptContains},
 		"check_italic_font_size_14":              {Fn: checkItalicFontSize14},
 		"evaluate_strike_through_last_paragraph": {Fn: evaluateStrikeThroughLastParagraph},
+		"check_highlighted_words":                {Fn: checkHighlightedWords},
+		"compare_contains_image":                 {Fn: compareContainsImage},
 	}
 }
 
@@ -360,6 +362,125 @@ func evaluateStrikeThroughLastParagraph(ctx context.Context, c Call) (Score, err
 		}
 		if st == nil || !*st {
 			return Score{Note: "a run of the last paragraph is not struck through"}, nil
+		}
+	}
+	return Score{Value: 1}, nil
+}
+
+const (
+	odfOfficeNS = "urn:oasis:names:tc:opendocument:xmlns:office:1.0"
+	odfStyleNS  = "urn:oasis:names:tc:opendocument:xmlns:style:1.0"
+	odfTextNS   = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
+	odfFoNS     = "urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0"
+)
+
+// checkHighlightedWords is check_highlighted_words: the documents' texts
+// match (compare_docx_files: for an odt pair, their text:p texts), and no
+// text:span of the result names an automatic style with a child whose
+// fo:background-color is "#ffff00" (1; 0 when one does). As odfpy's load,
+// the spans and automatic styles are those of content.xml and styles.xml
+// together; a matching style's child that cannot have a background colour
+// (not a *-properties element) is odfpy's AttributeError.
+func checkHighlightedWords(ctx context.Context, c Call) (Score, error) {
+	a, b, ok, err := twoFiles(c)
+	if err != nil || !ok {
+		return Score{Note: "a document is missing"}, err
+	}
+	s, err := compareDocxFiles(ctx, Call{Result: a, Expected: b})
+	if err != nil || s.Value == 0 {
+		return Score{Note: "the documents' texts differ: " + s.Note}, err
+	}
+	z, err := openZip(a)
+	if err != nil {
+		return Score{}, err
+	}
+	var styles []*xnode
+	var spans []*xnode
+	for _, name := range []string{"content.xml", "styles.xml"} {
+		data, err := zipPart(z, name)
+		if err != nil {
+			if name == "styles.xml" {
+				continue
+			}
+			return Score{}, err
+		}
+		doc, err := parseXML(data)
+		if err != nil {
+			return Score{}, fmt.Errorf("%s: %s: %w", a, name, err)
+		}
+		if as := childNS(doc, odfOfficeNS, "automatic-styles"); as != nil {
+			for i := range as.Nodes {
+				styles = append(styles, &as.Nodes[i])
+			}
+		}
+		for _, sp := range doc.all("span") {
+			if sp.XMLName.Space == odfTextNS {
+				spans = append(spans, sp)
+			}
+		}
+	}
+	for _, sp := range spans {
+		name, _ := sp.attrNS(odfTextNS, "style-name")
+		if name == "" {
+			continue
+		}
+		for _, st := range styles {
+			if n, _ := st.attrNS(odfStyleNS, "name"); n != name {
+				continue
+			}
+			for i := range st.Nodes {
+				prop := &st.Nodes[i]
+				if !strings.HasSuffix(prop.XMLName.Local, "-properties") {
+					return Score{}, fmt.Errorf("AttributeError: attribute backgroundcolor is not allowed in element <%s>", prop.XMLName.Local)
+				}
+				if v, _ := prop.attrNS(odfFoNS, "background-color"); v == "#ffff00" {
+					return Score{Note: fmt.Sprintf("%q is highlighted in yellow", sp.Text)}, nil
+				}
+			}
+		}
+	}
+	return Score{Value: 1}, nil
+}
+
+// xmlMentions is whether the element's XML (names, attributes, text, its
+// children's) contains s, as "s in run._element.xml".
+func xmlMentions(n *xnode, s string) bool {
+	if strings.Contains(n.XMLName.Local, s) || strings.Contains(n.Text, s) {
+		return true
+	}
+	for _, a := range n.Attrs {
+		if strings.Contains(a.Name.Local, s) || strings.Contains(a.Value, s) {
+			return true
+		}
+	}
+	for i := range n.Nodes {
+		if xmlMentions(&n.Nodes[i], s) {
+			return true
+		}
+	}
+	return false
+}
+
+// compareContainsImage is compare_contains_image: no run (paired by position
+// in paragraphs paired by position) holds a picture (a:graphicData) in one
+// document and not the other.
+func compareContainsImage(_ context.Context, c Call) (Score, error) {
+	a, b, ok, err := twoFiles(c)
+	if err != nil || !ok {
+		return Score{Note: "a document is missing"}, err
+	}
+	d1, err1 := openDocx(a)
+	d2, err2 := openDocx(b)
+	if err1 != nil || err2 != nil {
+		return Score{Note: "a document does not open"}, nil
+	}
+	p1, p2 := d1.paragraphs(), d2.paragraphs()
+	for i := range min(len(p1), len(p2)) {
+		r1, r2 := directRuns(p1[i]), directRuns(p2[i])
+		for k := range min(len(r1), len(r2)) {
+			if xmlMentions(r1[k], "graphicData") != xmlMentions(r2[k], "graphicData") {
+				return Score{Note: fmt.Sprintf("run %d of paragraph %d holds a picture in one document only", k+1, i+1)}, nil
+			}
 		}
 	}
 	return Score{Value: 1}, nil

@@ -91,3 +91,38 @@ func TestEvaluateStrikeThroughLastParagraph(t *testing.T) {
 		{gold, nil, nil, "0"},
 	})
 }
+
+// TestCheckHighlightedWords runs on the odt files Writer saved: a word with
+// no background (gold), highlighted in yellow, in green, and a result whose
+// text differs.
+func TestCheckHighlightedWords(t *testing.T) {
+	gold := td("doc-more-gold.odt")
+	runDocxCases(t, "check_highlighted_words", []docxCase{
+		{gold, gold, nil, "1"},
+		{td("doc-more-green.odt"), gold, nil, "1"},
+		{td("doc-more-yellow.odt"), gold, nil, "0"},
+		{td("doc-more-yellow.odt"), td("doc-more-yellow.odt"), nil, "0"},
+		{td("doc-more-word.odt"), gold, nil, "0"},
+		{td("doc-more-gold.docx"), td("doc-more-gold.docx"), nil, "error"}, // odfpy does not open a docx
+		{td("doc-more-gold.docx"), gold, nil, "0"},
+		{nil, gold, nil, "0"},
+	})
+}
+
+// TestCompareContainsImage: the picture in both, before the text of its
+// paragraph (picfirst: the first runs differ), another picture at the same
+// place (pic2), and none (noimage: as OSWorld's, a pass, for only the runs
+// both paragraphs have are compared).
+func TestCompareContainsImage(t *testing.T) {
+	gold := td("doc-more-gold.docx")
+	runDocxCases(t, "compare_contains_image", []docxCase{
+		{gold, gold, nil, "1"},
+		{td("doc-more-pic2.docx"), gold, nil, "1"},
+		{td("doc-more-noimage.docx"), gold, nil, "1"},
+		{td("doc-more-picfirst.docx"), gold, nil, "0"},
+		{gold, td("doc-more-picfirst.docx"), nil, "0"},
+		{td("doc-more-noimage.docx"), td("doc-more-noimage.docx"), nil, "1"},
+		{td("doc-tabs-gold.docx"), gold, nil, "1"}, // its runs pair with runs without pictures
+		{gold, nil, nil, "0"},
+	})
+}

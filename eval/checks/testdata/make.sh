@@ -260,6 +260,7 @@ more ital12 's/fo:font-size="14pt"/fo:font-size="12pt"/'
 more bluenear 's/fo:color="#0000ff"/fo:color="#0a00ff"/'
 more blueoff 's/fo:color="#0000ff"/fo:color="#5000ff"/'
 more noimage 's/Logo: <draw:frame.*<\/draw:frame>/Logo: /'
+more picfirst 's/Logo: \(<draw:frame.*<\/draw:frame>\)/\1Logo: /'
 more pic2 "s|<office:binary-data>[^<]*</office:binary-data>|<office:binary-data>$(base64 -w0 src/doc-pic2.png)</office:binary-data>|"
 convert src/doc-pic.png -define png:compression-level=0 "$out/pic0.png"
 more picsame "s|<office:binary-data>[^<]*</office:binary-data>|<office:binary-data>$(base64 -w0 "$out/pic0.png")</office:binary-data>|"
