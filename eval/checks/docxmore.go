@@ -19,6 +19,7 @@ func docxMoreMetrics() map[string]Metric {
 		"evaluate_strike_through_last_paragraph": {Fn: evaluateStrikeThroughLastParagraph},
 		"check_highlighted_words":                {Fn: checkHighlightedWords},
 		"compare_contains_image":                 {Fn: compareContainsImage},
+		"evaluate_colored_words_in_tables":       {Fn: evaluateColoredWordsInTables, Kwargs: true},
 	}
 }
 
@@ -480,6 +481,212 @@ func compareContainsImage(_ context.Context, c Call) (Score, error) {
 		for k := range min(len(r1), len(r2)) {
 			if xmlMentions(r1[k], "graphicData") != xmlMentions(r2[k], "graphicData") {
 				return Score{Note: fmt.Sprintf("run %d of paragraph %d holds a picture in one document only", k+1, i+1)}, nil
+			}
+		}
+	}
+	return Score{Value: 1}, nil
+}
+
+// srgbToLab is scikit-image's rgb2lab of an sRGB colour with components in
+// 0..1: linearised, to CIE XYZ (sRGB primaries), to L*a*b* against the D65
+// white of the 2° observer.
+func srgbToLab(rgb [3]float64) [3]float64 {
+	var lin [3]float64
+	for i, v := range rgb {
+		if v > 0.04045 {
+			lin[i] = math.Pow((v+0.055)/1.055, 2.4)
+		} else {
+			lin[i] = v / 12.92
+		}
+	}
+	m := [3][3]float64{
+		{0.412453, 0.357580, 0.180423},
+		{0.212671, 0.715160, 0.072169},
+		{0.019334, 0.119193, 0.950227},
+	}
+	white := [3]float64{0.95047, 1, 1.08883}
+	var f [3]float64
+	for i := range 3 {
+		t := (m[i][0]*lin[0] + m[i][1]*lin[1] + m[i][2]*lin[2]) / white[i]
+		if t > 0.008856 {
+			f[i] = math.Cbrt(t)
+		} else {
+			f[i] = 7.787*t + 16.0/116
+		}
+	}
+	return [3]float64{116*f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])}
+}
+
+// ciede2000 is the CIEDE2000 colour difference of two L*a*b* colours with
+// unit weights (kL = kC = kH = 1), computed as scikit-image's
+// deltaE_ciede2000.
+func ciede2000(lab1, lab2 [3]float64) float64 {
+	l1, a1, b1 := lab1[0], lab1[1], lab1[2]
+	l2, a2, b2 := lab2[0], lab2[1], lab2[2]
+	cbar := 0.5 * (math.Hypot(a1, b1) + math.Hypot(a2, b2))
+	c7 := math.Pow(cbar, 7)
+	g := 0.5 * (1 - math.Sqrt(c7/(c7+math.Pow(25, 7))))
+	polar := func(x, y float64) (float64, float64) {
+		h := math.Atan2(y, x)
+		if h < 0 {
+			h += 2 * math.Pi
+		}
+		return math.Hypot(x, y), h
+	}
+	c1, h1 := polar(a1*(1+g), b1)
+	c2, h2 := polar(a2*(1+g), b2)
+	lbar := 0.5 * (l1 + l2)
+	tmp := (lbar - 50) * (lbar - 50)
+	sl := 1 + 0.015*tmp/math.Sqrt(20+tmp)
+	lTerm := (l2 - l1) / sl
+	cbar = 0.5 * (c1 + c2)
+	sc := 1 + 0.045*cbar
+	cTerm := (c2 - c1) / sc
+	hDiff, hSum, cc := h2-h1, h1+h2, c1*c2
+	dh := hDiff
+	if hDiff > math.Pi {
+		dh -= 2 * math.Pi
+	} else if hDiff < -math.Pi {
+		dh += 2 * math.Pi
+	}
+	if cc == 0 {
+		dh = 0
+	}
+	dhTerm := 2 * math.Sqrt(cc) * math.Sin(dh/2)
+	hbar := hSum
+	if cc != 0 && math.Abs(hDiff) > math.Pi {
+		if hSum < 2*math.Pi {
+			hbar += 2 * math.Pi
+		} else {
+			hbar -= 2 * math.Pi
+		}
+	}
+	if cc == 0 {
+		hbar *= 2
+	}
+	hbar *= 0.5
+	rad := math.Pi / 180
+	t := 1 - 0.17*math.Cos(hbar-30*rad) + 0.24*math.Cos(2*hbar) + 0.32*math.Cos(3*hbar+6*rad) - 0.20*math.Cos(4*hbar-63*rad)
+	sh := 1 + 0.015*cbar*t
+	hTerm := dhTerm / sh
+	c7 = math.Pow(cbar, 7)
+	rc := 2 * math.Sqrt(c7/(c7+math.Pow(25, 7)))
+	dtheta := 30 * rad * math.Exp(-math.Pow((hbar/rad-275)/25, 2))
+	rTerm := -math.Sin(2*dtheta) * rc * cTerm * hTerm
+	return math.Sqrt(math.Max(lTerm*lTerm+cTerm*cTerm+hTerm*hTerm+rTerm, 0))
+}
+
+// rgbDistance is evaluate_colored_words_in_tables' colour difference of two
+// 8-bit RGB colours.
+func rgbDistance(x, y [3]uint8) float64 {
+	f := func(c [3]uint8) [3]float64 {
+		return [3]float64{float64(c[0]) / 255, float64(c[1]) / 255, float64(c[2]) / 255}
+	}
+	return ciede2000(srgbToLab(f(x)), srgbToLab(f(y)))
+}
+
+// runText is python-docx's Run.text: its w:t texts, tabs as "\t", breaks as
+// "\n" (the same rules as paraText).
+func runText(r *xnode) string {
+	return paraText(&xnode{Nodes: []xnode{*r}})
+}
+
+// runRGB is the run's Font.color.rgb: its own w:color's w:val, ok false when
+// it has none or it is "auto".
+func runRGB(r *xnode) (rgb [3]uint8, ok bool, err error) {
+	col := runProp(r, "color")
+	if col == nil {
+		return rgb, false, nil
+	}
+	v, has := wAttr(col, "val")
+	if !has {
+		return rgb, false, fmt.Errorf("InvalidXmlError: w:color without w:val")
+	}
+	if v == "auto" {
+		return rgb, false, nil
+	}
+	n, err := strconv.ParseUint(v, 16, 32)
+	if err != nil || len(v) != 6 {
+		return rgb, false, fmt.Errorf("ValueError: w:color %q is not an RGB colour", v)
+	}
+	return [3]uint8{uint8(n >> 16), uint8(n >> 8), uint8(n)}, true, nil
+}
+
+// tableCells are a table's cells row by row as python-docx's row.cells gives
+// them, less repeats: a cell spanning columns once, and a cell continuing a
+// vertical merge not at all (python-docx gives the cell above in its place).
+func tableCells(tbl *xnode) []*xnode {
+	var out []*xnode
+	for i := range tbl.Nodes {
+		tr := &tbl.Nodes[i]
+		if tr.XMLName.Local != "tr" || tr.XMLName.Space != wNS {
+			continue
+		}
+		for j := range tr.Nodes {
+			tc := &tr.Nodes[j]
+			if tc.XMLName.Local != "tc" || tc.XMLName.Space != wNS {
+				continue
+			}
+			if vm := childNS(childNS(tc, wNS, "tcPr"), wNS, "vMerge"); vm != nil {
+				if v, _ := wAttr(vm, "val"); v != "restart" {
+					continue
+				}
+			}
+			out = append(out, tc)
+		}
+	}
+	return out
+}
+
+// evaluateColoredWordsInTables is evaluate_colored_words_in_tables: the
+// documents' texts match (compare_docx_files), and in the result's body
+// tables every run with text is red (words starting with a vowel) or blue
+// (the others): its colour within threshold (default 3.5) of pure red or
+// blue in CIEDE2000. A run with no colour of its own is Python's TypeError
+// (rgb None), as OSWorld's.
+func evaluateColoredWordsInTables(ctx context.Context, c Call) (Score, error) {
+	d, note, err := gateDocx(ctx, c)
+	if d == nil {
+		return Score{Note: note}, err
+	}
+	threshold := 3.5
+	if v, ok := c.Options["threshold"]; ok {
+		if threshold, ok = PyNumber(v); !ok {
+			return Score{}, fmt.Errorf("TypeError: threshold %s is not a number", show(v))
+		}
+	}
+	for i := range d.body.Nodes {
+		tbl := &d.body.Nodes[i]
+		if tbl.XMLName.Local != "tbl" || tbl.XMLName.Space != wNS {
+			continue
+		}
+		for _, tc := range tableCells(tbl) {
+			for k := range tc.Nodes {
+				p := &tc.Nodes[k]
+				if p.XMLName.Local != "p" || p.XMLName.Space != wNS {
+					continue
+				}
+				for _, r := range directRuns(p) {
+					word := runText(r)
+					if word == "" {
+						continue
+					}
+					rgb, ok, err := runRGB(r)
+					if err != nil {
+						return Score{}, err
+					}
+					if !ok {
+						return Score{}, fmt.Errorf("TypeError: the run %q has no colour (None is not subscriptable)", word)
+					}
+					first := PyLower(string([]rune(word)[:1]))
+					want, name := [3]uint8{0, 0, 255}, "blue"
+					if len(first) == 1 && strings.Contains("aeiou", first) {
+						want, name = [3]uint8{255, 0, 0}, "red"
+					}
+					if dist := rgbDistance(rgb, want); dist > threshold {
+						return Score{Note: fmt.Sprintf("%q is #%02X%02X%02X, %.2f from %s", word, rgb[0], rgb[1], rgb[2], dist, name)}, nil
+					}
+				}
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"math"
 	"testing"
 )
 
@@ -123,6 +124,52 @@ func TestCompareContainsImage(t *testing.T) {
 		{gold, td("doc-more-picfirst.docx"), nil, "0"},
 		{td("doc-more-noimage.docx"), td("doc-more-noimage.docx"), nil, "1"},
 		{td("doc-tabs-gold.docx"), gold, nil, "1"}, // its runs pair with runs without pictures
+		{gold, nil, nil, "0"},
+	})
+}
+
+// TestCIEDE2000 checks the colour difference on pairs of Sharma, Wu and
+// Dalal's CIEDE2000 test data (published with four decimals) and the L*a*b*
+// of sRGB red.
+func TestCIEDE2000(t *testing.T) {
+	pairs := []struct {
+		a, b [3]float64
+		want float64
+	}{
+		{[3]float64{50, 2.6772, -79.7751}, [3]float64{50, 0, -82.7485}, 2.0425},
+		{[3]float64{50, 3.1571, -77.2803}, [3]float64{50, 0, -82.7485}, 2.8615},
+		{[3]float64{50, 0, 0}, [3]float64{50, -1, 2}, 2.3669},
+		{[3]float64{50, 2.49, -0.001}, [3]float64{50, -2.49, 0.0009}, 7.1792},
+		{[3]float64{50, 2.5, 0}, [3]float64{73, 25, -18}, 27.1492},
+		{[3]float64{60.2574, -34.0099, 36.2677}, [3]float64{60.4626, -34.1751, 39.4387}, 1.2644},
+		{[3]float64{2.0776, 0.0795, -1.135}, [3]float64{0.9033, -0.0636, -0.5514}, 0.9082},
+	}
+	for _, p := range pairs {
+		if got := ciede2000(p.a, p.b); math.Abs(got-p.want) > 5e-5 {
+			t.Errorf("ciede2000(%v, %v) = %.5f, want %.4f", p.a, p.b, got, p.want)
+		}
+	}
+	lab := srgbToLab([3]float64{1, 0, 0})
+	if math.Abs(lab[0]-53.2408) > 1e-3 || math.Abs(lab[1]-80.0925) > 1e-3 || math.Abs(lab[2]-67.2032) > 1e-3 {
+		t.Errorf("red is %v in L*a*b*", lab)
+	}
+	t.Logf("near %.4f off %.4f", rgbDistance([3]uint8{10, 0, 255}, [3]uint8{0, 0, 255}), rgbDistance([3]uint8{80, 0, 255}, [3]uint8{0, 0, 255}))
+}
+
+// TestEvaluateColoredWordsInTables: the table's words red (apple, Egg) and
+// blue (ball, cat); blue as #0a00ff (0.15 from blue), as #5000ff (3.68 from
+// blue: over the default threshold, under 4), and a text that differs.
+func TestEvaluateColoredWordsInTables(t *testing.T) {
+	gold := td("doc-more-gold.docx")
+	runDocxCases(t, "evaluate_colored_words_in_tables", []docxCase{
+		{gold, gold, nil, "1"},
+		{td("doc-more-bluenear.docx"), gold, nil, "1"},
+		{td("doc-more-blueoff.docx"), gold, nil, "0"},
+		{td("doc-more-blueoff.docx"), gold, map[string]any{"threshold": int64(4)}, "1"},
+		{td("doc-more-bluenear.docx"), gold, map[string]any{"threshold": 0.1}, "0"},
+		{td("doc-more-word.docx"), gold, nil, "0"},
+		{td("doc-tabs-gold.docx"), td("doc-tabs-gold.docx"), nil, "1"}, // no table
+		{td("doc-more-nocolor.docx"), gold, nil, "error"},              // ball and cat without a colour: rgb None
 		{gold, nil, nil, "0"},
 	})
 }

@@ -259,6 +259,7 @@ more super 's/style:text-position="sub 58%"/style:text-position="super 58%"/'
 more ital12 's/fo:font-size="14pt"/fo:font-size="12pt"/'
 more bluenear 's/fo:color="#0000ff"/fo:color="#0a00ff"/'
 more blueoff 's/fo:color="#0000ff"/fo:color="#5000ff"/'
+more nocolor 's/<style:text-properties fo:color="#0000ff"\/>/<style:text-properties\/>/'
 more noimage 's/Logo: <draw:frame.*<\/draw:frame>/Logo: /'
 more picfirst 's/Logo: \(<draw:frame.*<\/draw:frame>\)/\1Logo: /'
 more pic2 "s|<office:binary-data>[^<]*</office:binary-data>|<office:binary-data>$(base64 -w0 src/doc-pic2.png)</office:binary-data>|"
