@@ -20,6 +20,7 @@ func docxMoreMetrics() map[string]Metric {
 		"check_highlighted_words":                {Fn: checkHighlightedWords},
 		"compare_contains_image":                 {Fn: compareContainsImage},
 		"evaluate_colored_words_in_tables":       {Fn: evaluateColoredWordsInTables, Kwargs: true},
+		"find_default_font":                      {Fn: findDefaultFont, Check: rulesWith("font_name")},
 	}
 }
 
@@ -689,6 +690,66 @@ func evaluateColoredWordsInTables(ctx context.Context, c Call) (Score, error) {
 				}
 			}
 		}
+	}
+	return Score{Value: 1}, nil
+}
+
+const oorNS = "http://openoffice.org/2001/registry"
+
+// findDefaultFont is find_default_font: Writer's default font in a
+// LibreOffice registrymodifications.xcu (the text of the last value of a
+// prop oor:name="Standard" under an item
+// oor:path="/org.openoffice.Office.Writer/DefaultFont") equals
+// rules["font_name"]. A file that does not parse has no default font (0).
+func findDefaultFont(_ context.Context, c Call) (Score, error) {
+	r, err := rules(c)
+	if err != nil {
+		return Score{}, err
+	}
+	want, err := key(r, "font_name")
+	if err != nil {
+		return Score{}, err
+	}
+	p, ok, err := pathArg(c.Result, "result")
+	if err != nil || !ok {
+		return Score{Note: "no configuration file"}, err
+	}
+	var got any
+	if data, err := readLimited(p, maxTextFile); err == nil {
+		if root, err := parseXML(data); err == nil {
+			var items []*xnode
+			for i := range root.Nodes {
+				items = append(items, root.Nodes[i].all("item")...)
+			}
+			for _, it := range items {
+				if it.XMLName.Space != "" {
+					continue
+				}
+				if v, _ := it.attrNS(oorNS, "path"); v != "/org.openoffice.Office.Writer/DefaultFont" {
+					continue
+				}
+				var props []*xnode
+				for i := range it.Nodes {
+					props = append(props, it.Nodes[i].all("prop")...)
+				}
+				for _, pr := range props {
+					if n, _ := pr.attrNS(oorNS, "name"); pr.XMLName.Space != "" || n != "Standard" {
+						continue
+					}
+					for i := range pr.Nodes {
+						if v := &pr.Nodes[i]; v.XMLName.Local == "value" && v.XMLName.Space == "" {
+							got = nil
+							if v.Text != "" {
+								got = v.Text
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if !PyEqual(got, want) {
+		return Score{Note: fmt.Sprintf("the default font is %s", show(got))}, nil
 	}
 	return Score{Value: 1}, nil
 }

@@ -173,3 +173,20 @@ func TestEvaluateColoredWordsInTables(t *testing.T) {
 		{gold, nil, nil, "0"},
 	})
 }
+
+// TestFindDefaultFont on registrymodifications.xcu files LibreOffice wrote:
+// with Writer's default font set to Times New Roman (lo-font.xcu), a fresh
+// profile, and a file that is no XML.
+func TestFindDefaultFont(t *testing.T) {
+	tnr := map[string]any{"font_name": "Times New Roman"}
+	runDocxCases(t, "find_default_font", []docxCase{
+		{td("lo-font.xcu"), tnr, nil, "1"},
+		{td("lo-font.xcu"), map[string]any{"font_name": "Liberation Serif"}, nil, "0"},
+		{td("lo-fresh.xcu"), tnr, nil, "0"},
+		{td("lo-set.xcu"), tnr, nil, "0"},
+		{td("doc-more-gold.docx"), tnr, nil, "0"},
+		{nil, tnr, nil, "0"},
+		{td("lo-font.xcu"), map[string]any{"font": "Times New Roman"}, nil, "error"},
+		{nil, map[string]any{}, nil, "error"},
+	})
+}
