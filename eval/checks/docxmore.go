@@ -1,9 +1,13 @@
 package checks
 
 import (
+	"archive/zip"
+	"bytes"
 	"context"
 	"fmt"
 	"math"
+	"os"
+	"path"
 	"strconv"
 	"strings"
 )
@@ -21,6 +25,7 @@ func docxMoreMetrics() map[string]Metric {
 		"compare_contains_image":                 {Fn: compareContainsImage},
 		"evaluate_colored_words_in_tables":       {Fn: evaluateColoredWordsInTables, Kwargs: true},
 		"find_default_font":                      {Fn: findDefaultFont, Check: rulesWith("font_name")},
+		"compare_docx_images":                    {Fn: compareDocxImages},
 	}
 }
 
@@ -750,6 +755,119 @@ func findDefaultFont(_ context.Context, c Call) (Score, error) {
 	}
 	if !PyEqual(got, want) {
 		return Score{Note: fmt.Sprintf("the default font is %s", show(got))}, nil
+	}
+	return Score{Value: 1}, nil
+}
+
+// maxDocxImages bounds the pictures compare_docx_images decodes.
+const maxDocxImages = 1000
+
+// docxImageParts are the parts word/document.xml's relationships of an
+// image type point to, in the order of its .rels file (python-docx's
+// doc.part.rels); an external one is an error, as python-docx's target_part.
+func docxImageParts(z *zip.Reader) ([]string, error) {
+	data, err := zipPart(z, "word/_rels/document.xml.rels")
+	if err != nil {
+		return nil, nil
+	}
+	doc, err := parseXML(data)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, r := range doc.all("Relationship") {
+		typ, _ := r.attr("Type")
+		if !strings.Contains(typ, "image") {
+			continue
+		}
+		t, _ := r.attr("Target")
+		if m, _ := r.attr("TargetMode"); m == "External" {
+			return nil, fmt.Errorf("ValueError: the picture %q is external (no target part)", t)
+		}
+		if strings.HasPrefix(t, "/") {
+			out = append(out, strings.TrimPrefix(t, "/"))
+		} else {
+			out = append(out, path.Join("word", t))
+		}
+	}
+	if len(out) > maxDocxImages {
+		return nil, fmt.Errorf("%d pictures, more than the %d allowed", len(out), maxDocxImages)
+	}
+	return out, nil
+}
+
+// partPixels decodes a picture part as Pillow's Image.open(...).tobytes().
+func partPixels(z *zip.Reader, name string) ([]byte, error) {
+	data, err := zipPart(z, name)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp("", "docx-image-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(f.Name())
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	img, err := openImage(f.Name())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return img.pix, nil
+}
+
+// compareDocxImages is compare_docx_images: the documents have as many
+// pictures (image relationships of the main document part), pairwise of the
+// same decoded pixels. A document whose picture part is missing does not
+// open (0); a picture Pillow cannot identify is an error, as OSWorld's.
+func compareDocxImages(_ context.Context, c Call) (Score, error) {
+	a, b, ok, err := twoFiles(c)
+	if err != nil || !ok {
+		return Score{Note: "a document is missing"}, err
+	}
+	var parts [2][]string
+	var zs [2]*zip.Reader
+	for i, p := range []string{a, b} {
+		if _, err := openDocx(p); err != nil {
+			return Score{Note: "a document does not open"}, nil
+		}
+		z, err := openZip(p)
+		if err != nil {
+			return Score{Note: "a document does not open"}, nil
+		}
+		ps, err := docxImageParts(z)
+		if err != nil {
+			return Score{}, err
+		}
+		for _, name := range ps {
+			if f, err := z.Open(name); err != nil {
+				return Score{Note: fmt.Sprintf("%s: no part %s: the document does not open", p, name)}, nil
+			} else {
+				f.Close()
+			}
+		}
+		parts[i], zs[i] = ps, z
+	}
+	if len(parts[0]) != len(parts[1]) {
+		return Score{Note: fmt.Sprintf("%d pictures, expected %d", len(parts[0]), len(parts[1]))}, nil
+	}
+	for k := range parts[0] {
+		x, err := partPixels(zs[0], parts[0][k])
+		if err != nil {
+			return Score{}, err
+		}
+		y, err := partPixels(zs[1], parts[1][k])
+		if err != nil {
+			return Score{}, err
+		}
+		if !bytes.Equal(x, y) {
+			return Score{Note: fmt.Sprintf("picture %d differs", k+1)}, nil
+		}
 	}
 	return Score{Value: 1}, nil
 }

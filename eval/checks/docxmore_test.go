@@ -190,3 +190,20 @@ func TestFindDefaultFont(t *testing.T) {
 		{nil, map[string]any{}, nil, "error"},
 	})
 }
+
+// TestCompareDocxImages: the same picture, the same pixels in a PNG written
+// otherwise (picsame), one pixel changed (pic2), no picture (noimage), and a
+// document that is not a docx.
+func TestCompareDocxImages(t *testing.T) {
+	gold := td("doc-more-gold.docx")
+	runDocxCases(t, "compare_docx_images", []docxCase{
+		{gold, gold, nil, "1"},
+		{td("doc-more-word.docx"), gold, nil, "1"},
+		{td("doc-more-picsame.docx"), gold, nil, "1"},
+		{td("doc-more-pic2.docx"), gold, nil, "0"},
+		{td("doc-more-noimage.docx"), gold, nil, "0"},
+		{td("doc-more-noimage.docx"), td("doc-tabs-gold.docx"), nil, "1"},
+		{td("doc-more-gold.odt"), gold, nil, "0"},
+		{nil, gold, nil, "0"},
+	})
+}
