@@ -26,6 +26,7 @@ func docxMoreMetrics() map[string]Metric {
 		"evaluate_colored_words_in_tables":       {Fn: evaluateColoredWordsInTables, Kwargs: true},
 		"find_default_font":                      {Fn: findDefaultFont, Check: rulesWith("font_name")},
 		"compare_docx_images":                    {Fn: compareDocxImages},
+		"compare_references":                     {Fn: compareReferences, Kwargs: true},
 	}
 }
 
@@ -870,4 +871,98 @@ func compareDocxImages(_ context.Context, c Call) (Score, error) {
 		}
 	}
 	return Score{Value: 1}, nil
+}
+
+// rapidfuzzRatio is rapidfuzz's fuzz.ratio(a, b) / 100 with its rounding:
+// 100·(1 - InDel distance / total length), then divided by 100.
+func rapidfuzzRatio(a, b string) (float64, error) {
+	r, err := fuzzRatio(a, b)
+	if err != nil {
+		return 0, err
+	}
+	total := len([]rune(a)) + len([]rune(b))
+	if total == 0 {
+		return 1, nil
+	}
+	common := math.Round(r * float64(total)) // twice the longest common subsequence
+	sim := 1 - (float64(total)-common)/float64(total)
+	return sim * 100 / 100, nil
+}
+
+// compareReferences is compare_references: the paragraphs after the first
+// one that is exactly reference_indicator (default "References"), blank ones
+// left out, pair up with the expected document's; their mean fuzzy ratio r,
+// at reference_base_result (default 0.5) or more, scores (r - base) / (1 -
+// base), below it 0. Neither document with the heading is 1, one of them 0.
+func compareReferences(_ context.Context, c Call) (Score, error) {
+	a, b, ok, err := twoFiles(c)
+	if err != nil || !ok {
+		return Score{Note: "a document is missing"}, err
+	}
+	var indicator any = "References"
+	if v, ok := c.Options["reference_indicator"]; ok {
+		indicator = v
+	}
+	base := 0.5
+	if v, ok := c.Options["reference_base_result"]; ok {
+		if base, ok = PyNumber(v); !ok {
+			return Score{}, fmt.Errorf("TypeError: reference_base_result %s is not a number", show(v))
+		}
+	}
+	if !strings.HasSuffix(a, ".docx") || !strings.HasSuffix(b, ".docx") {
+		return Score{Note: "unsupported file types or mismatch between file types"}, nil
+	}
+	d1, err1 := openDocx(a)
+	d2, err2 := openDocx(b)
+	if err1 != nil || err2 != nil {
+		return Score{Note: "a document does not open"}, nil
+	}
+	refs := func(ps []string) ([]string, bool) {
+		for i, p := range ps {
+			if PyEqual(p, indicator) {
+				var out []string
+				for _, q := range ps[i+1:] {
+					if pyStrip(q) != "" {
+						out = append(out, q)
+					}
+				}
+				return out, true
+			}
+		}
+		return nil, false
+	}
+	ref1, ok1 := refs(d1.texts())
+	ref2, ok2 := refs(d2.texts())
+	if !ok1 && !ok2 {
+		return Score{Value: 1}, nil
+	}
+	if !ok1 || !ok2 {
+		return Score{Note: fmt.Sprintf("only one document has a %s paragraph", show(indicator))}, nil
+	}
+	if len(ref1) != len(ref2) {
+		return Score{Note: fmt.Sprintf("%d references, expected %d", len(ref1), len(ref2))}, nil
+	}
+	if len(ref1) == 0 {
+		return Score{}, fmt.Errorf("ZeroDivisionError: no reference after the heading")
+	}
+	total := 0.0
+	for i := range ref1 {
+		r, err := rapidfuzzRatio(ref1[i], ref2[i])
+		if err != nil {
+			return Score{}, err
+		}
+		total += r
+	}
+	result := total / float64(len(ref1))
+	if result < base {
+		return Score{Note: fmt.Sprintf("the references match %.3f, below %v", result, base)}, nil
+	}
+	if base == 1 {
+		return Score{}, fmt.Errorf("ZeroDivisionError: reference_base_result is 1")
+	}
+	s := Score{Value: (result - base) / (1 - base)}
+	if s.Value < 1 {
+		s.Note = fmt.Sprintf("the references match %.3f", result)
+	}
+	return s, nil
 }

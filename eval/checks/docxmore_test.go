@@ -207,3 +207,25 @@ func TestCompareDocxImages(t *testing.T) {
 		{nil, gold, nil, "0"},
 	})
 }
+
+// TestCompareReferences: the references after "References" the same, one
+// letter off in one of three (life/Life: their mean ratio is 161/162), and a
+// heading renamed (biblio), with the options task multi_apps/2c1ebcd7 uses.
+func TestCompareReferences(t *testing.T) {
+	gold := td("doc-more-gold.docx")
+	task := map[string]any{"content_only": true, "reference_base_result": 0.92}
+	runDocxCases(t, "compare_references", []docxCase{
+		{gold, gold, nil, "1"},
+		{gold, gold, task, "1"},
+		{td("doc-more-word.docx"), gold, nil, "0.9876543209876543"},
+		{td("doc-more-word.docx"), gold, task, "0.9228395061728392"},
+		{td("doc-more-word.docx"), gold, map[string]any{"reference_base_result": 0.995}, "0"},
+		{td("doc-more-biblio.docx"), gold, nil, "0"},
+		{td("doc-more-biblio.docx"), td("doc-more-word.docx"), map[string]any{"reference_indicator": "Bibliography"}, "0"},
+		{td("doc-more-biblio.docx"), td("doc-tabs-gold.docx"), map[string]any{"reference_indicator": "Bibliography"}, "0"},
+		{td("doc-tabs-gold.docx"), gold, map[string]any{"reference_indicator": "Bibliography"}, "1"}, // neither has it
+		{gold, gold, map[string]any{"reference_base_result": 1}, "error"},
+		{td("doc-more-gold.odt"), gold, nil, "0"},
+		{nil, gold, nil, "0"},
+	})
+}

@@ -24,7 +24,6 @@ func pendingMetrics() map[string]Metric {
 		"fuzzy_place_math":                           "not implemented yet",
 		"check_python_file_by_test_suite":            "imports and runs the task's Python file in the evaluator itself; here that would have to run in the box; not implemented yet",
 		"evaluate_presentation_fill_to_rgb_distance": "not implemented yet (needs a python-pptx reader)",
-		"compare_references":                         "not implemented yet",
 	}
 	out := map[string]Metric{}
 	for name, why := range reasons {
