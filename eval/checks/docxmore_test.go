@@ -192,8 +192,8 @@ func TestFindDefaultFont(t *testing.T) {
 }
 
 // TestCompareDocxImages: the same picture, the same pixels in a PNG written
-// otherwise (picsame), one pixel changed (pic2), no picture (noimage), and a
-// document that is not a docx.
+// otherwise (picsame), one pixel changed (pic2), no picture (noimage), an SVG
+// picture (svg), and a document that is not a docx.
 func TestCompareDocxImages(t *testing.T) {
 	gold := td("doc-more-gold.docx")
 	runDocxCases(t, "compare_docx_images", []docxCase{
@@ -204,6 +204,7 @@ func TestCompareDocxImages(t *testing.T) {
 		{td("doc-more-noimage.docx"), gold, nil, "0"},
 		{td("doc-more-noimage.docx"), td("doc-tabs-gold.docx"), nil, "1"},
 		{td("doc-more-gold.odt"), gold, nil, "0"},
+		{td("doc-more-svg.docx"), gold, nil, "0"}, // Writer stores the SVG rendered as a 9x7 RGBA PNG
 		{nil, gold, nil, "0"},
 	})
 }

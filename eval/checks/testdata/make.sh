@@ -244,7 +244,8 @@ for f in "$out"/*.docx; do cp "$f" "doc-$(basename "$f")"; done
 rm -rf "$out"
 # Writer documents for docxmore_test.go: src/doc-tabs.fodt and src/doc-more.fodt
 # and near misses of them (one sed each), to docx (and doc-more to odt);
-# src/doc-pic.png is the picture in doc-more, src/doc-pic2.png the same with one
+# src/doc-pic.png is the picture in doc-more (src/doc-pic.svg in doc-more-svg, which
+# Writer 7.4 stores rendered as a PNG), src/doc-pic2.png the same with one
 # pixel changed.
 out=$(mktemp -d)
 tabs() { sed "$2" src/doc-tabs.fodt >"$out/doc-tabs-$1.fodt"; }
@@ -265,6 +266,7 @@ more picfirst 's/Logo: \(<draw:frame.*<\/draw:frame>\)/\1Logo: /'
 more pic2 "s|<office:binary-data>[^<]*</office:binary-data>|<office:binary-data>$(base64 -w0 src/doc-pic2.png)</office:binary-data>|"
 convert src/doc-pic.png -define png:compression-level=0 "$out/pic0.png"
 more picsame "s|<office:binary-data>[^<]*</office:binary-data>|<office:binary-data>$(base64 -w0 "$out/pic0.png")</office:binary-data>|"
+more svg "s|<office:binary-data>[^<]*</office:binary-data>|<office:binary-data>$(base64 -w0 src/doc-pic.svg)</office:binary-data>|"
 more nostrike 's/ style:text-line-through-style="solid" style:text-line-through-type="single"//'
 more word 's/Water and life/Water and Life/'
 more biblio 's/<text:p>References</<text:p>Bibliography</'
