@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"context"
 	"fmt"
+	"maps"
 	"path"
 	"strconv"
 	"strings"
@@ -13,11 +14,13 @@ import (
 // docxFormatMetrics are docs.py's metrics over run fonts, line spacing and
 // footers.
 func docxFormatMetrics() map[string]Metric {
-	return map[string]Metric{
+	m := map[string]Metric{
 		"compare_font_names":          {Fn: compareFontNames, Check: rulesWith("font_name")},
 		"compare_line_spacing":        {Fn: compareLineSpacing},
 		"has_page_numbers_in_footers": {Fn: hasPageNumbersInFooters},
 	}
+	maps.Copy(m, docxMoreMetrics())
+	return m
 }
 
 // directRuns are a paragraph's own w:r children (python-docx's

@@ -23,16 +23,6 @@ func pendingMetrics() map[string]Metric {
 		"fuzzy_place_math":                           "not implemented yet",
 		"check_python_file_by_test_suite":            "imports and runs the task's Python file in the evaluator itself; here that would have to run in the box; not implemented yet",
 		"evaluate_presentation_fill_to_rgb_distance": "not implemented yet (needs a python-pptx reader)",
-		"check_tabstops":                             "not implemented yet",
-		"compare_subscript_contains":                 "not implemented yet",
-		"check_highlighted_words":                    "not implemented yet (needs odfpy's style lookup)",
-		"compare_contains_image":                     "not implemented yet",
-		"evaluate_strike_through_last_paragraph":     "not implemented yet",
-		"evaluate_colored_words_in_tables":           "not implemented yet (needs scikit-image's CIEDE2000)",
-		"check_italic_font_size_14":                  "not implemented yet",
-		"find_default_font":                          "not implemented yet",
-		"compare_references":                         "not implemented yet",
-		"compare_docx_images":                        "not implemented yet",
 	}
 	out := map[string]Metric{}
 	for name, why := range reasons {

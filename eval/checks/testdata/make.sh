@@ -242,3 +242,45 @@ for f in "$out"/fmt-*.fodt; do
 done
 for f in "$out"/*.docx; do cp "$f" "doc-$(basename "$f")"; done
 rm -rf "$out"
+# Writer documents for docxmore_test.go: src/doc-tabs.fodt and src/doc-more.fodt
+# and near misses of them (one sed each), to docx (and doc-more to odt);
+# src/doc-pic.png is the picture in doc-more (src/doc-pic.svg in doc-more-svg, which
+# Writer 7.4 stores rendered as a PNG), src/doc-pic2.png the same with one
+# pixel changed.
+out=$(mktemp -d)
+tabs() { sed "$2" src/doc-tabs.fodt >"$out/doc-tabs-$1.fodt"; }
+tabs gold 's/x/x/'
+tabs shifted 's/style:position="17cm"/style:position="15.3cm"/'
+tabs center 's/style:type="right"/style:type="center"/'
+tabs four 's/Order your books/Order all your books/'
+more() { sed "$2" src/doc-more.fodt >"$out/doc-more-$1.fodt"; }
+more gold 's/x/x/'
+more nosub 's/ style:text-position="sub 58%"//'
+more super 's/style:text-position="sub 58%"/style:text-position="super 58%"/'
+more ital12 's/fo:font-size="14pt"/fo:font-size="12pt"/'
+more bluenear 's/fo:color="#0000ff"/fo:color="#0a00ff"/'
+more blueoff 's/fo:color="#0000ff"/fo:color="#5000ff"/'
+more nocolor 's/<style:text-properties fo:color="#0000ff"\/>/<style:text-properties\/>/'
+more noimage 's/Logo: <draw:frame.*<\/draw:frame>/Logo: /'
+more picfirst 's/Logo: \(<draw:frame.*<\/draw:frame>\)/\1Logo: /'
+more pic2 "s|<office:binary-data>[^<]*</office:binary-data>|<office:binary-data>$(base64 -w0 src/doc-pic2.png)</office:binary-data>|"
+convert src/doc-pic.png -define png:compression-level=0 "$out/pic0.png"
+more picsame "s|<office:binary-data>[^<]*</office:binary-data>|<office:binary-data>$(base64 -w0 "$out/pic0.png")</office:binary-data>|"
+more svg "s|<office:binary-data>[^<]*</office:binary-data>|<office:binary-data>$(base64 -w0 src/doc-pic.svg)</office:binary-data>|"
+more nostrike 's/ style:text-line-through-style="solid" style:text-line-through-type="single"//'
+more word 's/Water and life/Water and Life/'
+more biblio 's/<text:p>References</<text:p>Bibliography</'
+more yellow 's/fo:background-color="transparent"/fo:background-color="#ffff00"/'
+more green 's/fo:background-color="transparent"/fo:background-color="#00ff00"/'
+(cd "$out" && soffice --headless --convert-to docx:"MS Word 2007 XML" doc-*.fodt >/dev/null 2>&1 &&
+	soffice --headless --convert-to odt doc-more-gold.fodt doc-more-yellow.fodt doc-more-green.fodt doc-more-word.fodt >/dev/null 2>&1)
+for f in "$out"/*.docx "$out"/*.odt; do cp "$f" "$(basename "$f")"; done
+rm -rf "$out"
+# registrymodifications.xcu with Writer's default font set (Tools > Options >
+# LibreOffice Writer > Basic Fonts), rewritten by LibreOffice itself.
+lo=$(mktemp -d)
+soffice -env:UserInstallation=file://$lo --headless --convert-to pdf --outdir "$lo" src/doc-gold.txt >/dev/null 2>&1
+sed -i 's|</oor:items>|<item oor:path="/org.openoffice.Office.Writer/DefaultFont"><prop oor:name="Standard" oor:op="fuse"><value>Times New Roman</value></prop></item>\n</oor:items>|' "$lo/user/registrymodifications.xcu"
+soffice -env:UserInstallation=file://$lo --headless --convert-to pdf --outdir "$lo" src/doc-word.txt >/dev/null 2>&1
+cp "$lo/user/registrymodifications.xcu" lo-font.xcu
+rm -rf "$lo"
