@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // standInRecreation is a stand-in for recreation.gov with what OSWorld's getter
@@ -89,15 +90,26 @@ func TestRecreationPage(t *testing.T) {
 			}
 		})
 	}
-	// Every page the getter opened is closed.
-	ts, err := listTargets(t.Context(), env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tg := range ts {
-		if tg.Type == "page" && strings.HasPrefix(tg.URL, site.URL) {
-			t.Errorf("page %s left open", tg.URL)
+	// Every page the getter opened is closed. Chromium closes a page after
+	// it answered the close ("Target is closing"): give it 10 s.
+	var open []string
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		ts, err := listTargets(t.Context(), env)
+		if err != nil {
+			t.Fatal(err)
 		}
+		open = open[:0]
+		for _, tg := range ts {
+			if tg.Type == "page" && strings.HasPrefix(tg.URL, site.URL) {
+				open = append(open, tg.URL)
+			}
+		}
+		if len(open) == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	for _, u := range open {
+		t.Errorf("page %s left open", u)
 	}
 	site.Close()
 	if got, err := Get(t.Context(), env, cfg("order", "2")); err == nil {
