@@ -78,6 +78,16 @@ func TestMCPMasksTheAppsWindowOnGnome(t *testing.T) {
 		t.Skip("builds and launches the app on headless mutter")
 	}
 	isolate(t)
+	// The app shrinks to its strip while a host drives (compact while
+	// running), whenever it notices the session: kept at its size here, so
+	// that the window the checks expect is the one on the screen.
+	prefs := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "fyne", "io.github.deskpilot", "preferences.json")
+	if err := os.MkdirAll(filepath.Dir(prefs), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(prefs, []byte(`{"compact_while_running":false}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	m := startMutterX11(t, 1920, 1080)
 	app, err := m.StartX11(buildDeskpilot(t))
 	if err != nil {
