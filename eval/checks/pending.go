@@ -20,7 +20,6 @@ func pendingMetrics() map[string]Metric {
 		"compare_videos":                             "needs OpenCV's frame decoding, not available here",
 		"compare_image_text":                         "needs EasyOCR's model, which cannot be downloaded here",
 		"check_left_panel":                           "reads split-pane elements and cp:parentcoord, which the agent's accessibility walk does not give",
-		"run_sqlite3":                                "runs the task's SQL on a database; the reader here scans tables and runs no SQL",
 		"fuzzy_place_math":                           "not implemented yet",
 		"check_python_file_by_test_suite":            "imports and runs the task's Python file in the evaluator itself; here that would have to run in the box; not implemented yet",
 		"evaluate_presentation_fill_to_rgb_distance": "not implemented yet (needs a python-pptx reader)",

@@ -242,3 +242,14 @@ for f in "$out"/fmt-*.fodt; do
 done
 for f in "$out"/*.docx; do cp "$f" "doc-$(basename "$f")"; done
 rm -rf "$out"
+# Thunderbird's message index (src/sql-gloda.sql) with no star, a star on
+# every Bills message, and a star on the Inbox message only; the starred one
+# also in write-ahead-log mode.
+sqlite3 sql-nostar.sqlite <src/sql-gloda.sql
+sqlite3 sql-star.sqlite <src/sql-gloda.sql
+sqlite3 sql-star.sqlite "INSERT INTO messageAttributes VALUES (1, 1, 58, 1), (2, 2, 58, 1), (3, 3, 58, 1);"
+sqlite3 sql-inbox.sqlite <src/sql-gloda.sql
+sqlite3 sql-inbox.sqlite "INSERT INTO messageAttributes VALUES (4, 4, 58, 1), (1, 1, 58, 0);"
+sqlite3 sql-wal.sqlite <src/sql-gloda.sql
+sqlite3 sql-wal.sqlite "PRAGMA journal_mode=WAL; INSERT INTO messageAttributes VALUES (1, 1, 58, 1); PRAGMA wal_checkpoint(TRUNCATE);"
+rm -f sql-wal.sqlite-wal sql-wal.sqlite-shm

@@ -1,0 +1,13 @@
+package checks
+
+import "maps"
+
+// miscMetrics gathers the metrics of sqlrun.go, htmlcmp.go, slidefill.go and
+// the other files written for single tasks.
+func miscMetrics() map[string]Metric {
+	m := map[string]Metric{}
+	for _, part := range []map[string]Metric{sqlMetrics()} {
+		maps.Copy(m, part)
+	}
+	return m
+}
