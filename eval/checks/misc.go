@@ -6,7 +6,7 @@ import "maps"
 // the other files written for single tasks.
 func miscMetrics() map[string]Metric {
 	m := map[string]Metric{}
-	for _, part := range []map[string]Metric{sqlMetrics()} {
+	for _, part := range []map[string]Metric{sqlMetrics(), {"compare_htmls": {Fn: compareHTMLs, Check: filePair}}} {
 		maps.Copy(m, part)
 	}
 	return m

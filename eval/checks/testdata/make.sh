@@ -253,3 +253,23 @@ sqlite3 sql-inbox.sqlite "INSERT INTO messageAttributes VALUES (4, 4, 58, 1), (1
 sqlite3 sql-wal.sqlite <src/sql-gloda.sql
 sqlite3 sql-wal.sqlite "PRAGMA journal_mode=WAL; INSERT INTO messageAttributes VALUES (1, 1, 58, 1); PRAGMA wal_checkpoint(TRUNCATE);"
 rm -f sql-wal.sqlite-wal sql-wal.sqlite-shm
+# Calc's HTML export of two sheets, and near misses of it (one sed each).
+out=$(mktemp -d)
+for f in gold offbyone; do cp src/$f.csv "$out/html-$f.csv"; done
+(cd "$out" && soffice --headless --convert-to html html-gold.csv html-offbyone.csv >/dev/null 2>&1)
+cp "$out/html-gold.html" "$out/html-offbyone.html" .
+sed 's/<td align="left">Qty<\/td>/<td align="right">Qty<\/td>/' html-gold.html >html-align.html
+sed 's/<table cellspacing="0" border="0">/<table class=" grid  wide" cellspacing="0" border="0">/' html-gold.html >html-class1.html
+sed 's/<table cellspacing="0" border="0">/<table border="0" class="grid wide" cellspacing="0">/' html-gold.html >html-class2.html
+sed 's/>fresh</>fresh </' html-gold.html >html-space.html
+sed 's/<\/body>/<p>more<\/p><\/body>/' html-gold.html >html-more.html
+sed 's/<title><\/title>/<title>Sheet<\/title>/' html-gold.html >html-title.html
+sed 's/<!-- \*/<!-- -/' html-gold.html >html-comment.html
+sed 's/>ripe</>ripe<\/p></' html-gold.html >html-endp.html
+rm -rf "$out"
+# A hand-written page with misnested and omitted tags, and near misses.
+cp src/html-messy.html html-messy.html
+sed 's/<li>2/<li>2<\/li>/; s/var x = "<b>"/var x = "<i>"/' src/html-messy.html >html-messy2.html
+sed 's/<td> q <\/p>/<td> q <\/td><\/p>/' src/html-messy.html >html-messy3.html
+sed 's/<p>in<\/p>/<p>out<\/p>/' src/html-messy.html >html-messy4.html
+{ cat html-gold.html; printf "<!-- end -->\n"; } >html-tail.html
