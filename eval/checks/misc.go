@@ -6,7 +6,10 @@ import "maps"
 // the other files written for single tasks.
 func miscMetrics() map[string]Metric {
 	m := map[string]Metric{}
-	for _, part := range []map[string]Metric{sqlMetrics(), {"compare_htmls": {Fn: compareHTMLs, Check: filePair}}} {
+	for _, part := range []map[string]Metric{sqlMetrics(), {
+		"compare_htmls": {Fn: compareHTMLs, Check: filePair},
+		"evaluate_presentation_fill_to_rgb_distance": {Fn: slideFillRGB, Check: both(fileResult, rulesWith("rgb"))},
+	}} {
 		maps.Copy(m, part)
 	}
 	return m

@@ -21,7 +21,6 @@ func pendingMetrics() map[string]Metric {
 		"check_left_panel":                           "reads split-pane elements and cp:parentcoord, which the agent's accessibility walk does not give",
 		"fuzzy_place_math":                           "not implemented yet",
 		"check_python_file_by_test_suite":            "imports and runs the task's Python file in the evaluator itself; here that would have to run in the box; not implemented yet",
-		"evaluate_presentation_fill_to_rgb_distance": "not implemented yet (needs a python-pptx reader)",
 		"check_tabstops":                             "not implemented yet",
 		"compare_subscript_contains":                 "not implemented yet",
 		"check_highlighted_words":                    "not implemented yet (needs odfpy's style lookup)",

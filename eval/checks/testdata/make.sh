@@ -273,3 +273,14 @@ sed 's/<li>2/<li>2<\/li>/; s/var x = "<b>"/var x = "<i>"/' src/html-messy.html >
 sed 's/<td> q <\/p>/<td> q <\/td><\/p>/' src/html-messy.html >html-messy3.html
 sed 's/<p>in<\/p>/<p>out<\/p>/' src/html-messy.html >html-messy4.html
 { cat html-gold.html; printf "<!-- end -->\n"; } >html-tail.html
+# Slide backgrounds: ppt-gold.fodp with every page blue, every page dark
+# blue, two of three pages blue, and the master page blue.
+out=$(mktemp -d)
+bg() { sed "s|<office:automatic-styles>|<office:automatic-styles><style:style style:name=\"dpB\" style:family=\"drawing-page\"><style:drawing-page-properties draw:fill=\"solid\" draw:fill-color=\"$2\"/></style:style>|; $3" src/ppt-gold.fodp >"$out/fill-$1.fodp"; }
+bg blue '#0000ff' 's|<draw:page draw:name|<draw:page draw:style-name="dpB" draw:name|'
+bg dark '#000080' 's|<draw:page draw:name|<draw:page draw:style-name="dpB" draw:name|'
+bg two '#0000ff' 's|<draw:page draw:name="page\([12]\)"|<draw:page draw:style-name="dpB" draw:name="page\1"|'
+bg master '#0000ff' 's|<style:master-page style:name="Default" |<style:master-page style:name="Default" draw:style-name="dpB" |'
+(cd "$out" && soffice --headless --convert-to pptx fill-*.fodp >/dev/null 2>&1)
+cp "$out"/fill-*.pptx .
+rm -rf "$out"
