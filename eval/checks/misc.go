@@ -9,6 +9,7 @@ func miscMetrics() map[string]Metric {
 	for _, part := range []map[string]Metric{sqlMetrics(), {
 		"compare_htmls": {Fn: compareHTMLs, Check: filePair},
 		"evaluate_presentation_fill_to_rgb_distance": {Fn: slideFillRGB, Check: both(fileResult, rulesWith("rgb"))},
+		"fuzzy_place_math":                           {Fn: fuzzyPlaceMath, Check: both(fileResult, rulesWith("expected"))},
 	}} {
 		maps.Copy(m, part)
 	}

@@ -19,7 +19,6 @@ func pendingMetrics() map[string]Metric {
 		"compare_videos":                         "needs OpenCV's frame decoding, not available here",
 		"compare_image_text":                     "needs EasyOCR's model, which cannot be downloaded here",
 		"check_left_panel":                       "reads split-pane elements and cp:parentcoord, which the agent's accessibility walk does not give",
-		"fuzzy_place_math":                       "not implemented yet",
 		"check_python_file_by_test_suite":        "imports and runs the task's Python file in the evaluator itself; here that would have to run in the box; not implemented yet",
 		"check_tabstops":                         "not implemented yet",
 		"compare_subscript_contains":             "not implemented yet",

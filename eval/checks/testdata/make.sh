@@ -284,3 +284,11 @@ bg master '#0000ff' 's|<style:master-page style:name="Default" |<style:master-pa
 (cd "$out" && soffice --headless --convert-to pptx fill-*.fodp >/dev/null 2>&1)
 cp "$out"/fill-*.pptx .
 rm -rf "$out"
+# Writer documents of Futian addresses: three, three with one misspelt, four
+# words, two (multi_apps/7ff48d5b).
+out=$(mktemp -d)
+for f in src/place-*.txt; do
+	soffice --headless --convert-to docx:"MS Word 2007 XML" --outdir "$out" "$f" >/dev/null 2>&1
+done
+cp "$out"/place-*.docx .
+rm -rf "$out"
