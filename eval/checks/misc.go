@@ -10,6 +10,7 @@ func miscMetrics() map[string]Metric {
 		"compare_htmls": {Fn: compareHTMLs, Check: filePair},
 		"evaluate_presentation_fill_to_rgb_distance": {Fn: slideFillRGB, Check: both(fileResult, rulesWith("rgb"))},
 		"fuzzy_place_math":                           {Fn: fuzzyPlaceMath, Check: both(fileResult, rulesWith("expected"))},
+		"compare_pdf_images":                         {Fn: comparePDFImages, Kwargs: true, Check: filePair},
 	}} {
 		maps.Copy(m, part)
 	}

@@ -13,7 +13,6 @@ import (
 // pendingMetrics are metrics not implemented here, by reason.
 func pendingMetrics() map[string]Metric {
 	reasons := map[string]string{
-		"compare_pdf_images":                     "not implemented yet (needs PyMuPDF rendering and borb)",
 		"compare_epub":                           "not implemented yet",
 		"compare_audios":                         "needs librosa's MFCC features, which Go has no equivalent of here",
 		"compare_videos":                         "needs OpenCV's frame decoding, not available here",

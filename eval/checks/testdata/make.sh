@@ -292,3 +292,10 @@ for f in src/place-*.txt; do
 done
 cp "$out"/place-*.docx .
 rm -rf "$out"
+# Images turned into PDFs by LibreOffice Draw (multi_apps/a503b07f): the
+# base image twice (two files, the same drawing) and a darker copy.
+out=$(mktemp -d)
+cp img-base.png "$out/pdfimg-base.png"; cp img-base.png "$out/pdfimg-again.png"; cp img-darker.png "$out/pdfimg-darker.png"
+(cd "$out" && soffice --headless --convert-to pdf pdfimg-base.png pdfimg-again.png pdfimg-darker.png >/dev/null 2>&1)
+cp "$out"/pdfimg-*.pdf .
+rm -rf "$out"
