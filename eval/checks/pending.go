@@ -13,16 +13,11 @@ import (
 // pendingMetrics are metrics not implemented here, by reason.
 func pendingMetrics() map[string]Metric {
 	reasons := map[string]string{
-		"compare_pdf_images":                         "not implemented yet (needs PyMuPDF rendering and borb)",
-		"compare_htmls":                              "not implemented yet (needs BeautifulSoup's tree walk)",
-		"compare_epub":                               "not implemented yet",
-		"compare_audios":                             "needs librosa's MFCC features, which Go has no equivalent of here",
-		"compare_videos":                             "needs OpenCV's frame decoding, not available here",
-		"compare_image_text":                         "needs EasyOCR's model, which cannot be downloaded here",
-		"run_sqlite3":                                "runs the task's SQL on a database; the reader here scans tables and runs no SQL",
-		"fuzzy_place_math":                           "not implemented yet",
-		"check_python_file_by_test_suite":            "imports and runs the task's Python file in the evaluator itself; here that would have to run in the box; not implemented yet",
-		"evaluate_presentation_fill_to_rgb_distance": "not implemented yet (needs a python-pptx reader)",
+		"compare_epub":                    "not implemented yet",
+		"compare_audios":                  "needs librosa's MFCC features, which Go has no equivalent of here",
+		"compare_videos":                  "needs OpenCV's frame decoding, not available here",
+		"compare_image_text":              "needs EasyOCR's model, which cannot be downloaded here",
+		"check_python_file_by_test_suite": "imports and runs the task's Python file in the evaluator itself; here that would have to run in the box; not implemented yet",
 	}
 	out := map[string]Metric{}
 	for name, why := range reasons {

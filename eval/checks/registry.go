@@ -112,7 +112,7 @@ var errNoExpected = errors.New("missing 1 required positional argument (the expe
 func metrics() map[string]Metric {
 	m := map[string]Metric{}
 	for _, part := range []map[string]Metric{
-		pendingMetrics(), generalMetrics(), fileMetrics(), tableMetrics(), docsMetrics(), chromeMetrics(), slidesMetrics(), pdfMetrics(), imageMetrics(), archiveMetrics(), thunderbirdMetrics(), vlcMetrics(), docxFormatMetrics(), basicOSMetrics(),
+		pendingMetrics(), generalMetrics(), fileMetrics(), tableMetrics(), docsMetrics(), chromeMetrics(), slidesMetrics(), pdfMetrics(), imageMetrics(), archiveMetrics(), thunderbirdMetrics(), vlcMetrics(), docxFormatMetrics(), basicOSMetrics(), miscMetrics(),
 	} {
 		maps.Copy(m, part)
 	}

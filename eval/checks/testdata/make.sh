@@ -284,3 +284,60 @@ sed -i 's|</oor:items>|<item oor:path="/org.openoffice.Office.Writer/DefaultFont
 soffice -env:UserInstallation=file://$lo --headless --convert-to pdf --outdir "$lo" src/doc-word.txt >/dev/null 2>&1
 cp "$lo/user/registrymodifications.xcu" lo-font.xcu
 rm -rf "$lo"
+# Thunderbird's message index (src/sql-gloda.sql) with no star, a star on
+# every Bills message, and a star on the Inbox message only; the starred one
+# also in write-ahead-log mode.
+sqlite3 sql-nostar.sqlite <src/sql-gloda.sql
+sqlite3 sql-star.sqlite <src/sql-gloda.sql
+sqlite3 sql-star.sqlite "INSERT INTO messageAttributes VALUES (1, 1, 58, 1), (2, 2, 58, 1), (3, 3, 58, 1);"
+sqlite3 sql-inbox.sqlite <src/sql-gloda.sql
+sqlite3 sql-inbox.sqlite "INSERT INTO messageAttributes VALUES (4, 4, 58, 1), (1, 1, 58, 0);"
+sqlite3 sql-wal.sqlite <src/sql-gloda.sql
+sqlite3 sql-wal.sqlite "PRAGMA journal_mode=WAL; INSERT INTO messageAttributes VALUES (1, 1, 58, 1); PRAGMA wal_checkpoint(TRUNCATE);"
+rm -f sql-wal.sqlite-wal sql-wal.sqlite-shm
+# Calc's HTML export of two sheets, and near misses of it (one sed each).
+out=$(mktemp -d)
+for f in gold offbyone; do cp src/$f.csv "$out/html-$f.csv"; done
+(cd "$out" && soffice --headless --convert-to html html-gold.csv html-offbyone.csv >/dev/null 2>&1)
+cp "$out/html-gold.html" "$out/html-offbyone.html" .
+sed 's/<td align="left">Qty<\/td>/<td align="right">Qty<\/td>/' html-gold.html >html-align.html
+sed 's/<table cellspacing="0" border="0">/<table class=" grid  wide" cellspacing="0" border="0">/' html-gold.html >html-class1.html
+sed 's/<table cellspacing="0" border="0">/<table border="0" class="grid wide" cellspacing="0">/' html-gold.html >html-class2.html
+sed 's/>fresh</>fresh </' html-gold.html >html-space.html
+sed 's/<\/body>/<p>more<\/p><\/body>/' html-gold.html >html-more.html
+sed 's/<title><\/title>/<title>Sheet<\/title>/' html-gold.html >html-title.html
+sed 's/<!-- \*/<!-- -/' html-gold.html >html-comment.html
+sed 's/>ripe</>ripe<\/p></' html-gold.html >html-endp.html
+rm -rf "$out"
+# A hand-written page with misnested and omitted tags, and near misses.
+cp src/html-messy.html html-messy.html
+sed 's/<li>2/<li>2<\/li>/; s/var x = "<b>"/var x = "<i>"/' src/html-messy.html >html-messy2.html
+sed 's/<td> q <\/p>/<td> q <\/td><\/p>/' src/html-messy.html >html-messy3.html
+sed 's/<p>in<\/p>/<p>out<\/p>/' src/html-messy.html >html-messy4.html
+{ cat html-gold.html; printf "<!-- end -->\n"; } >html-tail.html
+# Slide backgrounds: ppt-gold.fodp with every page blue, every page dark
+# blue, two of three pages blue, and the master page blue.
+out=$(mktemp -d)
+bg() { sed "s|<office:automatic-styles>|<office:automatic-styles><style:style style:name=\"dpB\" style:family=\"drawing-page\"><style:drawing-page-properties draw:fill=\"solid\" draw:fill-color=\"$2\"/></style:style>|; $3" src/ppt-gold.fodp >"$out/fill-$1.fodp"; }
+bg blue '#0000ff' 's|<draw:page draw:name|<draw:page draw:style-name="dpB" draw:name|'
+bg dark '#000080' 's|<draw:page draw:name|<draw:page draw:style-name="dpB" draw:name|'
+bg two '#0000ff' 's|<draw:page draw:name="page\([12]\)"|<draw:page draw:style-name="dpB" draw:name="page\1"|'
+bg master '#0000ff' 's|<style:master-page style:name="Default" |<style:master-page style:name="Default" draw:style-name="dpB" |'
+(cd "$out" && soffice --headless --convert-to pptx fill-*.fodp >/dev/null 2>&1)
+cp "$out"/fill-*.pptx .
+rm -rf "$out"
+# Writer documents of Futian addresses: three, three with one misspelt, four
+# words, two (multi_apps/7ff48d5b).
+out=$(mktemp -d)
+for f in src/place-*.txt; do
+	soffice --headless --convert-to docx:"MS Word 2007 XML" --outdir "$out" "$f" >/dev/null 2>&1
+done
+cp "$out"/place-*.docx .
+rm -rf "$out"
+# Images turned into PDFs by LibreOffice Draw (multi_apps/a503b07f): the
+# base image twice (two files, the same drawing) and a darker copy.
+out=$(mktemp -d)
+cp img-base.png "$out/pdfimg-base.png"; cp img-base.png "$out/pdfimg-again.png"; cp img-darker.png "$out/pdfimg-darker.png"
+(cd "$out" && soffice --headless --convert-to pdf pdfimg-base.png pdfimg-again.png pdfimg-darker.png >/dev/null 2>&1)
+cp "$out"/pdfimg-*.pdf .
+rm -rf "$out"
