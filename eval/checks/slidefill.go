@@ -125,7 +125,9 @@ func solidRGB(n *xnode) ([3]float64, error) {
 	return [3]float64{}, errors.New("AttributeError: no .rgb property on a background fill with no colour")
 }
 
-func rgbDistance(a, b [3]float64) float64 {
+// fillDistance is the Euclidean distance of two RGB colours over the
+// largest one (white to black), as the metric computes it.
+func fillDistance(a, b [3]float64) float64 {
 	return math.Sqrt((a[0]-b[0])*(a[0]-b[0])+(a[1]-b[1])*(a[1]-b[1])+(a[2]-b[2])*(a[2]-b[2])) / math.Sqrt(3*255*255)
 }
 
@@ -140,7 +142,7 @@ func slideFillDistance(s *pslide, want [3]float64) (float64, error) {
 		if err != nil {
 			return 0, err
 		}
-		return rgbDistance(rgb, want), nil
+		return fillDistance(rgb, want), nil
 	case "noFill":
 		layout, err := s.related("slideLayout")
 		if err != nil {
@@ -164,7 +166,7 @@ func slideFillDistance(s *pslide, want [3]float64) (float64, error) {
 		if err != nil {
 			return 0, err
 		}
-		return rgbDistance(rgb, want), nil
+		return fillDistance(rgb, want), nil
 	}
 	return 1, nil
 }
