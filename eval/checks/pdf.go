@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/klippa-app/go-pdfium"
+	"github.com/klippa-app/go-pdfium/references"
 	"github.com/klippa-app/go-pdfium/requests"
 	"github.com/klippa-app/go-pdfium/webassembly"
 	"github.com/tetratelabs/wazero"
@@ -67,10 +68,27 @@ func (r *pdfReader) close() {
 }
 
 // pageTexts reads the text of each page of the PDF at p.
-func (r *pdfReader) pageTexts(ctx context.Context, p string) (pages []string, err error) {
+func (r *pdfReader) pageTexts(ctx context.Context, p string) ([]string, error) {
+	var pages []string
+	err := r.eachPage(ctx, p, func(doc references.FPDF_DOCUMENT, i int) error {
+		page := requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: i}}
+		t, err := r.inst.GetPageText(&requests.GetPageText{Page: page})
+		if err != nil {
+			return fmt.Errorf("%s: page %d: %w", p, i+1, err)
+		}
+		pages = append(pages, mupdfLines(t.Text))
+		return nil
+	})
+	return pages, err
+}
+
+// eachPage opens the PDF at p (at most maxDocFile) and calls f with each of
+// its pages in turn, from 0, until f fails or ctx ends; a panic of the
+// reader is an error.
+func (r *pdfReader) eachPage(ctx context.Context, p string, f func(doc references.FPDF_DOCUMENT, i int) error) (err error) {
 	data, err := readLimited(p, maxDocFile)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer func() {
 		if x := recover(); x != nil {
@@ -80,25 +98,22 @@ func (r *pdfReader) pageTexts(ctx context.Context, p string) (pages []string, er
 	empty := ""
 	doc, err := r.inst.OpenDocument(&requests.OpenDocument{File: &data, Password: &empty})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
+		return fmt.Errorf("%s: %w", p, err)
 	}
 	defer r.inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: doc.Document})
 	n, err := r.inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: doc.Document})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
+		return fmt.Errorf("%s: %w", p, err)
 	}
 	for i := range n.PageCount {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
-		page := requests.Page{ByIndex: &requests.PageByIndex{Document: doc.Document, Index: i}}
-		t, err := r.inst.GetPageText(&requests.GetPageText{Page: page})
-		if err != nil {
-			return nil, fmt.Errorf("%s: page %d: %w", p, i+1, err)
+		if err := f(doc.Document, i); err != nil {
+			return err
 		}
-		pages = append(pages, mupdfLines(t.Text))
 	}
-	return pages, nil
+	return nil
 }
 
 // mupdfLines turns PDFium's page text ("\r\n" between lines) into

@@ -7,6 +7,7 @@ import (
 	"image"
 	"image/draw"
 
+	"github.com/klippa-app/go-pdfium/references"
 	"github.com/klippa-app/go-pdfium/requests"
 )
 
@@ -44,54 +45,34 @@ func comparePDFImages(ctx context.Context, c Call) (Score, error) {
 
 // pagePixels renders each page of the PDF at p at 72 dpi: its width and
 // height, then its RGB bytes, row by row.
-func (r *pdfReader) pagePixels(ctx context.Context, p string) (pages [][]byte, err error) {
-	data, err := readLimited(p, maxDocFile)
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		if x := recover(); x != nil {
-			err = fmt.Errorf("%s: the PDF reader failed: %v", p, x)
-		}
-	}()
-	empty := ""
-	doc, err := r.inst.OpenDocument(&requests.OpenDocument{File: &data, Password: &empty})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
-	}
-	defer r.inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: doc.Document})
-	n, err := r.inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: doc.Document})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
-	}
-	for i := range n.PageCount {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		size, err := r.inst.FPDF_GetPageSizeByIndex(&requests.FPDF_GetPageSizeByIndex{Document: doc.Document, Index: i})
+func (r *pdfReader) pagePixels(ctx context.Context, p string) ([][]byte, error) {
+	var pages [][]byte
+	err := r.eachPage(ctx, p, func(doc references.FPDF_DOCUMENT, i int) error {
+		size, err := r.inst.FPDF_GetPageSizeByIndex(&requests.FPDF_GetPageSizeByIndex{Document: doc, Index: i})
 		if err != nil {
-			return nil, fmt.Errorf("%s: page %d: %w", p, i+1, err)
+			return fmt.Errorf("%s: page %d: %w", p, i+1, err)
 		}
 		if size.Width*size.Height > 64<<20 {
-			return nil, fmt.Errorf("%s: page %d is too large to render", p, i+1)
+			return fmt.Errorf("%s: page %d is too large to render", p, i+1)
 		}
 		res, err := r.inst.RenderPageInDPI(&requests.RenderPageInDPI{
-			Page: requests.Page{ByIndex: &requests.PageByIndex{Document: doc.Document, Index: i}},
+			Page: requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: i}},
 			DPI:  72,
 		})
 		if err != nil {
-			return nil, fmt.Errorf("%s: page %d: %w", p, i+1, err)
+			return fmt.Errorf("%s: page %d: %w", p, i+1, err)
 		}
 		px := rgbBytes(res.Result.RenderedImage)
 		if res.CleanupFunc != nil {
 			res.CleanupFunc()
 		}
 		if px == nil {
-			return nil, fmt.Errorf("%s: page %d did not render", p, i+1)
+			return fmt.Errorf("%s: page %d did not render", p, i+1)
 		}
 		pages = append(pages, px)
-	}
-	return pages, nil
+		return nil
+	})
+	return pages, err
 }
 
 // rgbBytes is the image's size and RGB samples, alpha dropped.
