@@ -149,6 +149,23 @@ func odtTexts(p string) ([]string, error) {
 }
 
 // twoFiles returns the result and expected paths of a two-file metric; ok is
+
+// twoDocx opens the result and expected documents of c: both, or nil and
+// the score of a document missing or not opening (and an argument's error),
+// as OSWorld's docs metrics score them.
+func twoDocx(c Call) (d1, d2 *docx, miss Score, err error) {
+	a, b, ok, err := twoFiles(c)
+	if err != nil || !ok {
+		return nil, nil, Score{Note: "a document is missing"}, err
+	}
+	d1, err1 := openDocx(a)
+	d2, err2 := openDocx(b)
+	if err1 != nil || err2 != nil {
+		return nil, nil, Score{Note: "a document does not open"}, nil
+	}
+	return d1, d2, Score{}, nil
+}
+
 // false when either is missing (Python's "if not file1 or not file2").
 func twoFiles(c Call) (a, b string, ok bool, err error) {
 	a, ok1, err := pathArg(c.Result, "result")
@@ -308,14 +325,9 @@ func (d *docx) tables() [][][]string {
 }
 
 func compareDocxTables(_ context.Context, c Call) (Score, error) {
-	a, b, ok, err := twoFiles(c)
-	if err != nil || !ok {
-		return Score{Note: "a document is missing"}, err
-	}
-	d1, err1 := openDocx(a)
-	d2, err2 := openDocx(b)
-	if err1 != nil || err2 != nil {
-		return Score{Note: "a document does not open"}, nil
+	d1, d2, miss, err := twoDocx(c)
+	if d1 == nil {
+		return miss, err
 	}
 	t1, t2 := d1.tables(), d2.tables()
 	if len(t1) != len(t2) {
@@ -338,14 +350,9 @@ func compareDocxTables(_ context.Context, c Call) (Score, error) {
 }
 
 func compareDocxLines(_ context.Context, c Call) (Score, error) {
-	a, b, ok, err := twoFiles(c)
-	if err != nil || !ok {
-		return Score{Note: "a document is missing"}, err
-	}
-	d1, err1 := openDocx(a)
-	d2, err2 := openDocx(b)
-	if err1 != nil || err2 != nil {
-		return Score{Note: "a document does not open"}, nil
+	d1, d2, miss, err := twoDocx(c)
+	if d1 == nil {
+		return miss, err
 	}
 	set := func(ps []string) []string {
 		var out []string

@@ -162,14 +162,9 @@ func tabStops(p *xnode) ([]tabStop, error) {
 // document's text width. With word_number_split_by_tabstop, each of the
 // result's paragraphs has that many words in its index-th tab-separated part.
 func checkTabstops(_ context.Context, c Call) (Score, error) {
-	a, b, ok, err := twoFiles(c)
-	if err != nil || !ok {
-		return Score{Note: "a document is missing"}, err
-	}
-	d1, err1 := openDocx(a)
-	d2, err2 := openDocx(b)
-	if err1 != nil || err2 != nil {
-		return Score{Note: "a document does not open"}, nil
+	d1, d2, miss, err := twoDocx(c)
+	if d1 == nil {
+		return miss, err
 	}
 	nonBlank := func(d *docx) []*xnode {
 		var out []*xnode
@@ -258,14 +253,9 @@ func checkTabstops(_ context.Context, c Call) (Score, error) {
 // compareSubscriptContains is compare_subscript_contains: some run, paired by
 // position in paragraphs paired by position, is subscript in both documents.
 func compareSubscriptContains(_ context.Context, c Call) (Score, error) {
-	a, b, ok, err := twoFiles(c)
-	if err != nil || !ok {
-		return Score{Note: "a document is missing"}, err
-	}
-	d1, err1 := openDocx(a)
-	d2, err2 := openDocx(b)
-	if err1 != nil || err2 != nil {
-		return Score{Note: "a document does not open"}, nil
+	d1, d2, miss, err := twoDocx(c)
+	if d1 == nil {
+		return miss, err
 	}
 	sub := func(r *xnode) bool {
 		v, _ := wAttr(runProp(r, "vertAlign"), "val")
@@ -473,14 +463,9 @@ func xmlMentions(n *xnode, s string) bool {
 // in paragraphs paired by position) holds a picture (a:graphicData) in one
 // document and not the other.
 func compareContainsImage(_ context.Context, c Call) (Score, error) {
-	a, b, ok, err := twoFiles(c)
-	if err != nil || !ok {
-		return Score{Note: "a document is missing"}, err
-	}
-	d1, err1 := openDocx(a)
-	d2, err2 := openDocx(b)
-	if err1 != nil || err2 != nil {
-		return Score{Note: "a document does not open"}, nil
+	d1, d2, miss, err := twoDocx(c)
+	if d1 == nil {
+		return miss, err
 	}
 	p1, p2 := d1.paragraphs(), d2.paragraphs()
 	for i := range min(len(p1), len(p2)) {
