@@ -81,7 +81,10 @@ func TestMCPMasksTheAppsWindowOnGnome(t *testing.T) {
 	// The app shrinks to its strip while a host drives (compact while
 	// running), whenever it notices the session: kept at its size here, so
 	// that the window the checks expect is the one on the screen.
-	prefs := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "fyne", "io.github.deskpilot", "preferences.json")
+	// The session's environment is its own (its HOME): the app is given
+	// this test's config folder, through env(1), which keeps the pid.
+	config := filepath.Join(t.TempDir(), "config")
+	prefs := filepath.Join(config, "fyne", "io.github.deskpilot", "preferences.json")
 	if err := os.MkdirAll(filepath.Dir(prefs), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +92,7 @@ func TestMCPMasksTheAppsWindowOnGnome(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := startMutterX11(t, 1920, 1080)
-	app, err := m.StartX11(buildDeskpilot(t))
+	app, err := m.StartX11("env", "XDG_CONFIG_HOME="+config, buildDeskpilot(t))
 	if err != nil {
 		t.Fatal(err)
 	}
