@@ -117,13 +117,21 @@ func (e *env) find(t *testing.T, ctx context.Context, app *xdisplay.App, q a11y.
 func (e *env) waitFor(t *testing.T, ctx context.Context, app *xdisplay.App, q a11y.Query, what string, ok func(a11y.Element) bool) a11y.Element {
 	t.Helper()
 	for {
-		el := e.find(t, ctx, app, q)
-		if ok(el) {
-			return el
+		// Until then an app that answered late (the walk skips it, and says
+		// so in its note) or an element not there yet is one more poll.
+		els, note, err := e.c.Elements(ctx, q)
+		var last a11y.Element
+		for _, el := range els {
+			if el.PID == app.Cmd.Process.Pid {
+				if last = el; ok(el) {
+					return el
+				}
+				break
+			}
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("%s: never true for %+v; last %+v", what, q, el)
+			t.Fatalf("%s: never true for %+v; last %+v (note %q, error %v)", what, q, last, note, err)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
