@@ -563,7 +563,8 @@ func TestBoxChromeDevTools(t *testing.T) {
 	}
 	c := b.devtools()
 	var err error
-	for range 120 {
+	// A cold Chromium under load takes long to listen: up to a minute.
+	for range 240 {
 		var all []target
 		if err = devtoolsCall(t.Context(), c, http.MethodGet, "/json/list", &all); err == nil {
 			for _, p := range all {
