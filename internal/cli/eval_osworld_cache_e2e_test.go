@@ -8,6 +8,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -24,15 +26,18 @@ import (
 )
 
 // TestEvalOSWorldCachedInputs: a task that downloads its inputs reaches a
-// verdict once they are cached. eval/suites/osworld/test_cached.json names one
-// such task of every domain of OSWorld that has one here (verbatim, their
+// verdict once they are cached. eval/suites/osworld/test_cached.json names
+// such tasks of every domain of OSWorld that has them here (verbatim, their
 // inputs on Google Drive). A local HTTP server serves a stand-in for each
-// input, made for its file type (a real xlsx, docx, pptx, JPEG, MP3 under
-// the task's .mp4 name, a zip or tar.gz holding what the task unpacks);
-// `deskpilot eval fetch --mirror` fills the cache from it, keyed by the
-// tasks' own URLs; then `deskpilot eval --cache` runs the tasks offline, with
-// a model that does nothing: each must reach a verdict (no status, no setup
-// error) and fail.
+// input: the task's own under stand-ins/<domain>/<id>/ in the suite (files the
+// real apps made, for a task with a solution), else one made for its file
+// type (a real xlsx, docx, pptx, JPEG, MP3 under the task's .mp4 name, a zip
+// or tar.gz holding what the task unpacks); `deskpilot eval fetch --mirror`
+// fills the cache from it, keyed by the tasks' own URLs; then `deskpilot eval
+// --cache` runs the tasks offline, with a model that does nothing: each must
+// reach a verdict (no status, no setup error) and fail. The tasks of
+// test_cached_solved.json, those with a scripted solution, then run again with
+// it: each must pass.
 func TestEvalOSWorldCachedInputs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs OSWorld tasks on private displays")
@@ -43,6 +48,71 @@ func TestEvalOSWorldCachedInputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	isolate(t)
+	cache := fillOSWorldCache(t, index, s)
+	res, stderr := evalOSWorldCached(t, index, cache, len(s.Tasks), nil)
+	for _, task := range s.Tasks {
+		r, ok := res[task.ID]
+		switch {
+		case !ok:
+			t.Errorf("%s: no result", task.ID)
+		case r.Status != "" || strings.HasPrefix(r.Error, "setup: "):
+			t.Errorf("%s: no verdict: status %q, error %q", task.ID, r.Status, r.Error)
+		case r.Correct:
+			t.Errorf("%s: passed with nothing done", task.ID)
+		default:
+			t.Logf("%s: fails (score %g) %s", task.ID, r.Score, r.Error)
+		}
+	}
+	if t.Failed() {
+		t.Fatalf("stderr:\n%s", stderr)
+	}
+
+	// test_cached_solved.json lists exactly the tasks of test_cached.json
+	// that have a solution.
+	solvedIndex := filepath.Join(osworldSuite, "test_cached_solved.json")
+	solved, err := eval.Load(solvedIndex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, listed []string
+	for _, task := range s.Tasks {
+		if osworldSolution(t, task.ID) != nil {
+			want = append(want, task.ID)
+		}
+	}
+	for _, task := range solved.Tasks {
+		listed = append(listed, task.ID)
+	}
+	slices.Sort(want)
+	slices.Sort(listed)
+	if !slices.Equal(want, listed) {
+		t.Fatalf("test_cached_solved.json lists %q, the tasks of test_cached.json with a solution are %q", listed, want)
+	}
+	replies := map[string][]string{}
+	for _, task := range solved.Tasks {
+		replies[task.ID] = osworldSolution(t, task.ID)
+	}
+	res, stderr = evalOSWorldCached(t, solvedIndex, cache, len(solved.Tasks), replies)
+	for _, task := range solved.Tasks {
+		r, ok := res[task.ID]
+		switch {
+		case !ok:
+			t.Errorf("%s: no result", task.ID)
+		case !r.Correct || r.Status != "" || r.Error != "":
+			t.Errorf("%s: correct %v (score %g, status %q, error %q, check %q), want a pass", task.ID, r.Correct, r.Score, r.Status, r.Error, r.Check)
+		}
+	}
+	if t.Failed() {
+		t.Logf("stderr:\n%s", stderr)
+	}
+}
+
+// fillOSWorldCache serves a stand-in for every input of the suite's tasks
+// from a local HTTP server and fills a new inputs cache from it with
+// `deskpilot eval fetch --mirror`; it returns the cache's folder.
+func fillOSWorldCache(t *testing.T, index string, s *eval.Suite) string {
+	t.Helper()
 	files := map[string][]byte{} // request URI on the server → stand-in
 	var hosts []string
 	for _, task := range s.Tasks {
@@ -56,7 +126,12 @@ func TestEvalOSWorldCachedInputs(t *testing.T) {
 			if err != nil || names[raw] == "" {
 				t.Fatalf("%s: input %s: no file name (%v)", task.ID, raw, err)
 			}
-			files["/"+u.Host+u.RequestURI()] = standIn(t, names[raw])
+			uri := "/" + u.Host + u.RequestURI()
+			data := standIn(t, task.ID, names[raw])
+			if old, ok := files[uri]; ok && !bytes.Equal(old, data) {
+				t.Fatalf("%s: input %s: two tasks want different stand-ins for it (the cache holds one file a URL)", task.ID, raw)
+			}
+			files[uri] = data
 			if origin := u.Scheme + "://" + u.Host + "/"; !slices.Contains(hosts, origin) {
 				hosts = append(hosts, origin)
 			}
@@ -73,7 +148,6 @@ func TestEvalOSWorldCachedInputs(t *testing.T) {
 		_, _ = w.Write(data)
 	}))
 	defer srv.Close()
-	isolate(t)
 	cache := filepath.Join(t.TempDir(), "inputs")
 	args := []string{"eval", "fetch", index, "--cache", cache}
 	for _, origin := range hosts {
@@ -83,34 +157,36 @@ func TestEvalOSWorldCachedInputs(t *testing.T) {
 	if code != 0 || int(hits.Load()) != len(files) {
 		t.Fatalf("eval fetch: exit %d, %d of %d inputs served\n%s", code, hits.Load(), len(files), stderr)
 	}
-	res, stderr := evalOSWorldCached(t, index, cache, len(s.Tasks))
-	for _, task := range s.Tasks {
-		r, ok := res[task.ID]
-		switch {
-		case !ok:
-			t.Errorf("%s: no result", task.ID)
-		case r.Status != "" || strings.HasPrefix(r.Error, "setup: "):
-			t.Errorf("%s: no verdict: status %q, error %q", task.ID, r.Status, r.Error)
-		case r.Correct:
-			t.Errorf("%s: passed with nothing done", task.ID)
-		default:
-			t.Logf("%s: fails (score %g) %s", task.ID, r.Score, r.Error)
-		}
-	}
-	if t.Failed() {
-		t.Logf("stderr:\n%s", stderr)
-	}
+	return cache
 }
 
-// evalOSWorldCached runs the index's tasks offline from the cache with a
+// evalOSWorldCached runs the index's tasks offline from the cache: those in
+// solutions (by key) with the replies of their solution, every other with a
 // model that does nothing.
-func evalOSWorldCached(t *testing.T, index, cache string, n int) (map[string]osworldResult, string) {
+func evalOSWorldCached(t *testing.T, index, cache string, n int, solutions map[string][]string) (map[string]osworldResult, string) {
 	t.Helper()
-	m := newScriptedModel(t, map[string]policy{"": idlePolicy})
-	srv := llmtest.New(t, m.replies(2*n)...).URL
+	policies := map[string]policy{"": idlePolicy}
+	replies := 2 * n
+	for key, r := range solutions {
+		domain, id, _ := strings.Cut(key, "/")
+		var file struct {
+			Instruction string `json:"instruction"`
+		}
+		data, err := os.ReadFile(filepath.Join(osworldSuite, "examples", domain, id+".json"))
+		if err == nil {
+			err = json.Unmarshal(data, &file)
+		}
+		if err != nil || file.Instruction == "" {
+			t.Fatalf("task %s: instruction: %v", key, err)
+		}
+		policies[file.Instruction] = solutionPolicy(r)
+		replies += len(r)
+	}
+	m := newScriptedModel(t, policies)
+	srv := llmtest.New(t, m.replies(replies)...).URL
 	out := filepath.Join(t.TempDir(), "results")
 	stdout, stderr, code := runCLI(t.Context(), "eval", index, "--cache", cache, "--out", out, "--parallel", "2", "--json", "--yes",
-		"--base-url", srv, "--model", "scripted", "--max-steps", "2", "--timeout", "3m")
+		"--base-url", srv, "--model", "scripted", "--max-steps", "12", "--timeout", "3m")
 	var sum struct {
 		Results []osworldResult `json:"results"`
 	}
@@ -182,11 +258,18 @@ type cloudGetter struct {
 	Dest string `json:"dest"`
 }
 
-// standIn is a file of the type name says, for a task that downloads one:
-// files the real apps made (eval/checks/testdata), or archives holding what
-// the tasks unpack from theirs.
-func standIn(t *testing.T, name string) []byte {
+// standIn is the file a task downloads as name: the task's own stand-in in
+// the suite's stand-ins/<domain>/<id>/, else one of the type name says: files
+// the real apps made (eval/checks/testdata), or archives holding what the
+// tasks unpack from theirs.
+func standIn(t *testing.T, key, name string) []byte {
 	t.Helper()
+	domain, id, _ := strings.Cut(key, "/")
+	if data, err := os.ReadFile(filepath.Join(osworldSuite, "stand-ins", domain, id, name)); err == nil {
+		return data
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
 	testdata := func(f string) []byte {
 		data, err := os.ReadFile(filepath.Join("../../eval/checks/testdata", f))
 		if err != nil {

@@ -62,32 +62,48 @@ func osworldTasks(t *testing.T) []osworldTask {
 		if err != nil || file.Instruction == "" {
 			t.Fatalf("task %s: instruction: %v", task.ID, err)
 		}
-		sol, err := os.ReadFile(filepath.Join(osworldSuite, "solutions", domain, id+".star"))
-		if errors.Is(err, fs.ErrNotExist) {
-			out = append(out, osworldTask{task.ID, file.Instruction, nil})
-			continue
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		var replies []string
-		for _, part := range strings.Split(string(sol), solutionSep+"\n") {
-			if part = strings.TrimSpace(part); part != "" {
-				replies = append(replies, part)
-			}
-		}
-		if len(replies) == 0 || !strings.Contains(replies[len(replies)-1], "final_answer(") {
-			t.Fatalf("task %s: the solution's last reply must give the final answer", task.ID)
-		}
-		out = append(out, osworldTask{task.ID, file.Instruction, replies})
+		out = append(out, osworldTask{task.ID, file.Instruction, osworldSolution(t, task.ID)})
+	}
+	// The tasks that download their inputs run from a cache
+	// (eval_osworld_cache_e2e_test.go); their solutions are here too.
+	cached, err := eval.Load(filepath.Join(osworldSuite, "test_cached.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, task := range cached.Tasks {
+		keys[task.ID] = true
 	}
 	sols, _ := filepath.Glob(filepath.Join(osworldSuite, "solutions", "*", "*.star"))
 	for _, f := range sols {
 		key := filepath.Base(filepath.Dir(f)) + "/" + strings.TrimSuffix(filepath.Base(f), ".star")
 		if !keys[key] {
-			t.Errorf("solution %s has no task in the suite's index", f)
+			t.Errorf("solution %s has no task in the suite's test_all.json or test_cached.json", f)
 		}
 	}
 	return out
+}
+
+// osworldSolution reads the replies of the task's scripted solution
+// (solutions/<domain>/<id>.star), or nil when it has none.
+func osworldSolution(t *testing.T, key string) []string {
+	t.Helper()
+	domain, id, _ := strings.Cut(key, "/")
+	sol, err := os.ReadFile(filepath.Join(osworldSuite, "solutions", domain, id+".star"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	var replies []string
+	for _, part := range strings.Split(string(sol), solutionSep+"\n") {
+		if part = strings.TrimSpace(part); part != "" {
+			replies = append(replies, part)
+		}
+	}
+	if len(replies) == 0 || !strings.Contains(replies[len(replies)-1], "final_answer(") {
+		t.Fatalf("task %s: the solution's last reply must give the final answer", key)
+	}
+	return replies
 }
 
 // osworldResult is what the tests read of a result line of `eval --json`.
