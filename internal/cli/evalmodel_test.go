@@ -33,7 +33,8 @@ import (
 type policy func(t testing.TB, step int, r llmtest.Request) string
 
 // scriptedModel answers each request with the policy of the task whose
-// instruction the request's first user message names (by a substring of it).
+// instruction the request's first user message names (by a substring of it;
+// the longest such key, so that "" is the policy of every other task).
 type scriptedModel struct {
 	t        testing.TB
 	policies map[string]policy
@@ -69,13 +70,19 @@ func (m *scriptedModel) answer(r llmtest.Request) string {
 			step++
 		}
 	}
-	for key, p := range m.policies {
-		if strings.Contains(first, key) {
-			m.mu.Lock()
-			m.tasks[key]++
-			m.mu.Unlock()
-			return "Thought: step " + fmt.Sprint(step) + ".\n```python\n" + p(m.t, step, r) + "\n```"
+	// The longest key the message names wins: "" is the policy of every
+	// task that has none of its own.
+	best, found := "", false
+	for key := range m.policies {
+		if strings.Contains(first, key) && (!found || len(key) > len(best)) {
+			best, found = key, true
 		}
+	}
+	if found {
+		m.mu.Lock()
+		m.tasks[best]++
+		m.mu.Unlock()
+		return "Thought: step " + fmt.Sprint(step) + ".\n```python\n" + m.policies[best](m.t, step, r) + "\n```"
 	}
 	m.t.Errorf("scripted model: no policy for the task in %q", first)
 	return "Thought: unknown task.\n```python\nfinal_answer(\"unknown task\")\n```"
