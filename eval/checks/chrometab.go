@@ -33,6 +33,7 @@ func activeTabGetters() map[string]Getter {
 		"active_tab_url_parse":                    {Fn: getActiveTabURLParse, Check: needList("parse_keys")},
 		"url_dashPart":                            {Fn: getURLDashPart, Check: needKeys("partIndex", "needDeleteId", "returnType")},
 		"active_tab_html_parse":                   {Fn: getActiveTabHTMLParse, Check: needKeys("category")},
+		"info_from_website":                       {Fn: getInfoFromWebsite},
 	}
 }
 

@@ -31,8 +31,7 @@ func pendingMetrics() map[string]Metric {
 // pendingGetters are getters not implemented here, by reason.
 func pendingGetters() map[string]Getter {
 	reasons := map[string]string{
-		"info_from_website": "needs the live website through Playwright; not implemented yet",
-		"audio_in_slide":    "its only use feeds compare_audios, which cannot run here (librosa); not implemented",
+		"audio_in_slide": "its only use feeds compare_audios, which cannot run here (librosa); not implemented",
 	}
 	out := map[string]Getter{}
 	for name, why := range reasons {

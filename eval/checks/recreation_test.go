@@ -90,25 +90,8 @@ func TestRecreationPage(t *testing.T) {
 			}
 		})
 	}
-	// Every page the getter opened is closed. Chromium closes a page after
-	// it answered the close ("Target is closing"): give it 10 s.
-	var open []string
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		ts, err := listTargets(t.Context(), env)
-		if err != nil {
-			t.Fatal(err)
-		}
-		open = open[:0]
-		for _, tg := range ts {
-			if tg.Type == "page" && strings.HasPrefix(tg.URL, site.URL) {
-				open = append(open, tg.URL)
-			}
-		}
-		if len(open) == 0 || time.Now().After(deadline) {
-			break
-		}
-	}
-	for _, u := range open {
+	// Every page the getter opened is closed.
+	for _, u := range waitPagesClosed(t, env, site.URL) {
 		t.Errorf("page %s left open", u)
 	}
 	site.Close()
@@ -117,5 +100,28 @@ func TestRecreationPage(t *testing.T) {
 	}
 	if g, _ := LookupGetter("gotoRecreationPage_and_get_html_content"); g.Web != "https://www.recreation.gov/" {
 		t.Errorf("Web = %q; want the live site", g.Web)
+	}
+}
+
+// waitPagesClosed gives the URLs of the browser's pages under prefix that
+// are still open after 10 s: Chromium closes a page after it answered the
+// close ("Target is closing").
+func waitPagesClosed(t *testing.T, env portEnv, prefix string) []string {
+	t.Helper()
+	var open []string
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		ts, err := listTargets(t.Context(), env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		open = open[:0]
+		for _, tg := range ts {
+			if tg.Type == "page" && strings.HasPrefix(tg.URL, prefix) {
+				open = append(open, tg.URL)
+			}
+		}
+		if len(open) == 0 || time.Now().After(deadline) {
+			return open
+		}
 	}
 }
