@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"deskpilot/internal/smallfile"
 )
 
 // osTask is the part of an OSWorld task the harness acts on.
@@ -79,7 +81,7 @@ type getter struct {
 // loadOSWorldFile reads one task file. Only what is not JSON at all fails;
 // anything else wrong with the task becomes its Problem.
 func loadOSWorldFile(s *Suite, path string) error {
-	data, err := readLimited(path, maxTaskFile)
+	data, err := smallfile.Read(path, maxTaskFile)
 	if err != nil {
 		return err
 	}

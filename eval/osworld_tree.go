@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"deskpilot/internal/smallfile"
 )
 
 // OSWorld's own tree (evaluation_examples/) is examples/<domain>/<id>.json
@@ -63,7 +65,7 @@ type indexEntry struct {
 // runs them in the dict's order). Anything but an object of lists of strings
 // is an error.
 func readIndex(path string) ([]indexEntry, error) {
-	data, err := readLimited(path, maxIndexFile)
+	data, err := smallfile.Read(path, maxIndexFile)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"deskpilot/eval/checks"
 	"deskpilot/eval/gdrive"
+	"deskpilot/internal/smallfile"
 )
 
 // OSWorld's googledrive and login steps (SetupController._googledrive_setup
@@ -233,7 +234,7 @@ func loginAccount(file, taskDir string) (email, password string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	data, err := readLimited(p, 64<<10)
+	data, err := smallfile.Read(p, 64<<10)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", "", &gdrive.MissingError{What: "account file", File: p, Why: `OSWorld's login step reads {"email", "password"} from it`}
 	}

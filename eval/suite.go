@@ -5,7 +5,6 @@ package eval
 import (
 	"fmt"
 	"image"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -180,33 +179,6 @@ func loadOSWorldDir(s *Suite, dir string) error {
 		}
 	}
 	return nil
-}
-
-// readLimited reads a whole file of at most max bytes.
-func readLimited(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	if fi.Size() > max {
-		return nil, fmt.Errorf("%s: %d bytes, more than the %d allowed", path, fi.Size(), max)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%s: more than the %d bytes allowed", path, max)
-	}
-	return data, nil
 }
 
 func isFile(p string) bool {

@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"deskpilot/internal/smallfile"
 )
 
 // Limits of what an archive may unpack to.
@@ -137,7 +139,7 @@ func sortedNames(dir string) ([]string, error) {
 // archives that unpack to more than the limits.
 func unpackArchive(p, dir string) error {
 	lower := strings.ToLower(p)
-	data, err := readLimited(p, maxDocFile)
+	data, err := smallfile.Read(p, maxDocFile)
 	if err != nil {
 		return err
 	}
@@ -331,7 +333,7 @@ func compareZipFiles(ctx context.Context, c Call) (Score, error) {
 }
 
 func openZip(p string) (*zip.Reader, error) {
-	data, err := readLimited(p, maxDocFile)
+	data, err := smallfile.Read(p, maxDocFile)
 	if err != nil {
 		return nil, err
 	}

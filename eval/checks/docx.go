@@ -8,6 +8,8 @@ import (
 
 	"slices"
 	"strings"
+
+	"deskpilot/internal/smallfile"
 )
 
 // docsMetrics are OSWorld's metrics/docs.py over Word documents.
@@ -30,7 +32,7 @@ type docx struct {
 }
 
 func openDocx(p string) (*docx, error) {
-	data, err := readLimited(p, maxDocFile)
+	data, err := smallfile.Read(p, maxDocFile)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +117,7 @@ func (d *docx) texts() []string {
 // odtTexts is OSWorld's get_paragraph_texts_odt: every text:p of content.xml,
 // each its direct text and its direct spans' text.
 func odtTexts(p string) ([]string, error) {
-	data, err := readLimited(p, maxDocFile)
+	data, err := smallfile.Read(p, maxDocFile)
 	if err != nil {
 		return nil, err
 	}

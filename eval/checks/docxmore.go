@@ -10,6 +10,8 @@ import (
 	"path"
 	"strconv"
 	"strings"
+
+	"deskpilot/internal/smallfile"
 )
 
 // docxMoreMetrics are more of docs.py's metrics over Word (and Writer)
@@ -706,7 +708,7 @@ func findDefaultFont(_ context.Context, c Call) (Score, error) {
 		return Score{Note: "no configuration file"}, err
 	}
 	var got any
-	if data, err := readLimited(p, maxTextFile); err == nil {
+	if data, err := smallfile.Read(p, maxTextFile); err == nil {
 		if root, err := parseXML(data); err == nil {
 			var items []*xnode
 			for i := range root.Nodes {

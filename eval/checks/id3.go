@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf16"
+
+	"deskpilot/internal/smallfile"
 )
 
 // easyID3Keys are mutagen's EasyID3 text keys and their ID3v2.4 frames.
@@ -32,7 +34,7 @@ var id3v22 = map[string]string{
 // v2.4 frame id, each a list of values. A file without one is mutagen's
 // ID3NoHeaderError.
 func readID3(p string) (map[string][]string, error) {
-	data, err := readLimited(p, maxDocFile)
+	data, err := smallfile.Read(p, maxDocFile)
 	if err != nil {
 		return nil, err
 	}

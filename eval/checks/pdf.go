@@ -17,6 +17,8 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
+
+	"deskpilot/internal/smallfile"
 )
 
 // This file reads PDFs' text for the metrics as PyMuPDF's page.get_text()
@@ -86,7 +88,7 @@ func (r *pdfReader) pageTexts(ctx context.Context, p string) ([]string, error) {
 // its pages in turn, from 0, until f fails or ctx ends; a panic of the
 // reader is an error.
 func (r *pdfReader) eachPage(ctx context.Context, p string, f func(doc references.FPDF_DOCUMENT, i int) error) (err error) {
-	data, err := readLimited(p, maxDocFile)
+	data, err := smallfile.Read(p, maxDocFile)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,8 @@ import (
 	"golang.org/x/image/bmp"
 	"golang.org/x/image/tiff"
 	"golang.org/x/image/webp"
+
+	"deskpilot/internal/smallfile"
 )
 
 // This file holds images as Pillow (9.4) holds them for OSWorld's image
@@ -42,7 +44,7 @@ func newPimg(mode string, w, h int) *pimg {
 
 // openImage is Image.open(p) followed by loading the first frame.
 func openImage(p string) (*pimg, error) {
-	data, err := readLimited(p, maxDocFile)
+	data, err := smallfile.Read(p, maxDocFile)
 	if err != nil {
 		return nil, err
 	}

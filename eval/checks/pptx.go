@@ -10,6 +10,8 @@ import (
 	"path"
 	"strconv"
 	"strings"
+
+	"deskpilot/internal/smallfile"
 )
 
 // This file reads PowerPoint files as python-pptx (1.0) presents them to
@@ -68,7 +70,7 @@ func emptyPresentation() *pptx { return &pptx{parts: map[string]*xnode{}} }
 
 // openPptx opens a .pptx file.
 func openPptx(p string) (*pptx, error) {
-	data, err := readLimited(p, maxDocFile)
+	data, err := smallfile.Read(p, maxDocFile)
 	if err != nil {
 		return nil, err
 	}

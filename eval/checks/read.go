@@ -2,10 +2,10 @@ package checks
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"strings"
 	"unicode/utf8"
+
+	"deskpilot/internal/smallfile"
 )
 
 // Limits of what a check reads.
@@ -15,38 +15,11 @@ const (
 	maxPart     = 64 << 20  // one member of a zip container, unpacked
 )
 
-// readLimited reads a whole regular file of at most max bytes.
-func readLimited(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	if fi.Size() > max {
-		return nil, fmt.Errorf("%s: %d bytes, more than the %d allowed", path, fi.Size(), max)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%s: more than the %d bytes allowed", path, max)
-	}
-	return data, nil
-}
-
 // readText reads a file as Python's open(path).read() does: UTF-8 (anything
 // else is the UnicodeDecodeError Python raises) with universal newlines ("\r\n"
 // and "\r" read as "\n").
 func readText(path string) (string, error) {
-	data, err := readLimited(path, maxTextFile)
+	data, err := smallfile.Read(path, maxTextFile)
 	if err != nil {
 		return "", err
 	}

@@ -9,6 +9,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"deskpilot/internal/smallfile"
 )
 
 // This file holds slides.py's metrics other than compare_pptx_files.
@@ -244,7 +246,7 @@ func checkPresenterConsoleDisable(_ context.Context, c Call) (Score, error) {
 	if !ok {
 		return Score{Note: "no settings file"}, nil
 	}
-	data, err := readLimited(p, maxTextFile)
+	data, err := smallfile.Read(p, maxTextFile)
 	if err != nil {
 		return Score{Note: err.Error()}, nil
 	}
@@ -271,7 +273,7 @@ func checkAutoSavingTime(_ context.Context, c Call) (Score, error) {
 	if !ok {
 		return Score{}, fmt.Errorf("TypeError: want a settings file, got %s", PyType(c.Result))
 	}
-	data, err := readLimited(p, maxTextFile)
+	data, err := smallfile.Read(p, maxTextFile)
 	if err != nil {
 		return Score{Note: "the metric gives None: " + err.Error()}, nil
 	}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf16"
+
+	"deskpilot/internal/smallfile"
 )
 
 // This file reads tables of an SQLite 3 database file, as the getters that
@@ -35,7 +37,7 @@ type sqliteTable struct {
 }
 
 func openSQLite(p string) (*sqliteDB, error) {
-	data, err := readLimited(p, maxDocFile)
+	data, err := smallfile.Read(p, maxDocFile)
 	if err != nil {
 		return nil, err
 	}

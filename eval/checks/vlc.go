@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"deskpilot/internal/smallfile"
 )
 
 // vlcMetrics are OSWorld's metrics/vlc.py over VLC's status and settings.
@@ -35,7 +37,7 @@ func readUTF8(v any) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("TypeError: want a file path, got %s", PyType(v))
 	}
-	data, err := readLimited(p, maxTextFile)
+	data, err := smallfile.Read(p, maxTextFile)
 	if err != nil {
 		return "", err
 	}

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"deskpilot/internal/smallfile"
 )
 
 // This file reads xlsx workbooks the way openpyxl does for OSWorld's table
@@ -57,7 +59,7 @@ type fillStyle struct {
 // openBook opens an xlsx file; a file that is no zip or lacks its workbook is
 // an error (openpyxl raises).
 func openBook(p string) (*book, error) {
-	data, err := readLimited(p, maxDocFile)
+	data, err := smallfile.Read(p, maxDocFile)
 	if err != nil {
 		return nil, err
 	}
@@ -667,7 +669,7 @@ func colName(c int) string {
 // alone (numbers as float, shared and formula strings as text, anything else
 // None), from the part named after the sheet's sheetId.
 func readCellValue(xlsxPath, sheetName, coordinate string) any {
-	data, err := readLimited(xlsxPath, maxDocFile)
+	data, err := smallfile.Read(xlsxPath, maxDocFile)
 	if err != nil {
 		return nil
 	}

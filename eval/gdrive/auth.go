@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"deskpilot/internal/smallfile"
 )
 
 // expiryFormat is how oauth2client writes token_expiry.
@@ -50,7 +52,7 @@ type credentials struct {
 // loadCredentials reads credentials.json; a missing file is a *MissingError
 // (PyDrive would start an interactive sign-in).
 func loadCredentials(file string) (*credentials, error) {
-	data, err := readSmall(file, maxSecretsFile)
+	data, err := smallfile.Read(file, maxSecretsFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, &MissingError{What: "credentials file", File: file, Why: "PyDrive would start an interactive sign-in; sign in once with OSWorld's settings to make it"}
 	}

@@ -16,12 +16,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	"deskpilot/internal/smallfile"
 )
 
 // Limits of the files this package reads.
@@ -69,7 +70,7 @@ type Settings struct {
 // interactive sign-in in a browser.
 func LoadSettings(file, root string) (*Settings, error) {
 	file = resolve(file, root)
-	data, err := readSmall(file, maxSettingsFile)
+	data, err := smallfile.Read(file, maxSettingsFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, &MissingError{What: "settings file", File: file}
 	}
@@ -169,7 +170,7 @@ func (s *Settings) loadClient() (*clientConfig, error) {
 	if s.client != nil {
 		return s.client, nil
 	}
-	data, err := readSmall(s.ClientFile, maxSecretsFile)
+	data, err := smallfile.Read(s.ClientFile, maxSecretsFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, &MissingError{What: "OAuth client file", File: s.ClientFile}
 	}
@@ -209,28 +210,4 @@ func resolve(p, root string) string {
 		p = filepath.Join(root, p)
 	}
 	return filepath.Clean(p)
-}
-
-// readSmall reads a regular file of at most max bytes.
-func readSmall(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%s: larger than %d bytes", path, max)
-	}
-	return data, nil
 }
