@@ -168,18 +168,7 @@ func evalOSWorldCached(t *testing.T, index, cache string, n int, solutions map[s
 	policies := map[string]policy{"": idlePolicy}
 	replies := 2 * n
 	for key, r := range solutions {
-		domain, id, _ := strings.Cut(key, "/")
-		var file struct {
-			Instruction string `json:"instruction"`
-		}
-		data, err := os.ReadFile(filepath.Join(osworldSuite, "examples", domain, id+".json"))
-		if err == nil {
-			err = json.Unmarshal(data, &file)
-		}
-		if err != nil || file.Instruction == "" {
-			t.Fatalf("task %s: instruction: %v", key, err)
-		}
-		policies[file.Instruction] = solutionPolicy(r)
+		policies[osworldInstruction(t, key)] = solutionPolicy(r)
 		replies += len(r)
 	}
 	m := newScriptedModel(t, policies)
@@ -295,8 +284,9 @@ func standIn(t *testing.T, key, name string) []byte {
 		var b bytes.Buffer
 		z := zip.NewWriter(&b)
 		dir := strings.TrimSuffix(name, ext)
-		for f, body := range map[string]string{"README.md": "stand-in\n",
-			"manifest.json": `{"manifest_version": 3, "name": "stand-in", "version": "1.0"}`} {
+		for _, m := range [][2]string{{"README.md", "stand-in\n"},
+			{"manifest.json", `{"manifest_version": 3, "name": "stand-in", "version": "1.0"}`}} {
+			f, body := m[0], m[1]
 			w, err := z.Create(dir + "/" + f)
 			if err == nil {
 				_, err = w.Write([]byte(body))
@@ -315,10 +305,15 @@ func standIn(t *testing.T, key, name string) []byte {
 		var b bytes.Buffer
 		gz := gzip.NewWriter(&b)
 		tw := tar.NewWriter(gz)
-		for f, body := range map[string][]byte{
-			".thunderbird/profiles.ini":                      []byte("[Profile0]\nName=default-release\nIsRelative=1\nPath=t5q2a5hp.default-release\nDefault=1\n\n[General]\nStartWithLastProfile=1\nVersion=2\n"),
-			".thunderbird/t5q2a5hp.default-release/prefs.js": testdata("tb-prefs-fresh.js"),
+		// In a fixed order: tasks sharing the URL must get the same bytes.
+		for _, m := range []struct {
+			name string
+			body []byte
+		}{
+			{".thunderbird/profiles.ini", []byte("[Profile0]\nName=default-release\nIsRelative=1\nPath=t5q2a5hp.default-release\nDefault=1\n\n[General]\nStartWithLastProfile=1\nVersion=2\n")},
+			{".thunderbird/t5q2a5hp.default-release/prefs.js", testdata("tb-prefs-fresh.js")},
 		} {
+			f, body := m.name, m.body
 			if err := tw.WriteHeader(&tar.Header{Name: f, Mode: 0o644, Size: int64(len(body))}); err != nil {
 				t.Fatal(err)
 			}

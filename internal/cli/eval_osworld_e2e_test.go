@@ -47,22 +47,8 @@ func osworldTasks(t *testing.T) []osworldTask {
 	var out []osworldTask
 	keys := map[string]bool{}
 	for _, task := range s.Tasks {
-		domain, id, ok := strings.Cut(task.ID, "/")
-		if !ok {
-			t.Fatalf("task %q: want a domain/id key", task.ID)
-		}
 		keys[task.ID] = true
-		var file struct {
-			Instruction string `json:"instruction"`
-		}
-		data, err := os.ReadFile(filepath.Join(osworldSuite, "examples", domain, id+".json"))
-		if err == nil {
-			err = json.Unmarshal(data, &file)
-		}
-		if err != nil || file.Instruction == "" {
-			t.Fatalf("task %s: instruction: %v", task.ID, err)
-		}
-		out = append(out, osworldTask{task.ID, file.Instruction, osworldSolution(t, task.ID)})
+		out = append(out, osworldTask{task.ID, osworldInstruction(t, task.ID), osworldSolution(t, task.ID)})
 	}
 	// The tasks that download their inputs run from a cache
 	// (eval_osworld_cache_e2e_test.go); their solutions are here too.
@@ -81,6 +67,27 @@ func osworldTasks(t *testing.T) []osworldTask {
 		}
 	}
 	return out
+}
+
+// osworldInstruction reads the instruction of the task of key "domain/id"
+// from its file in the suite.
+func osworldInstruction(t *testing.T, key string) string {
+	t.Helper()
+	domain, id, ok := strings.Cut(key, "/")
+	if !ok {
+		t.Fatalf("task %q: want a domain/id key", key)
+	}
+	var file struct {
+		Instruction string `json:"instruction"`
+	}
+	data, err := os.ReadFile(filepath.Join(osworldSuite, "examples", domain, id+".json"))
+	if err == nil {
+		err = json.Unmarshal(data, &file)
+	}
+	if err != nil || file.Instruction == "" {
+		t.Fatalf("task %s: instruction: %v", key, err)
+	}
+	return file.Instruction
 }
 
 // osworldSolution reads the replies of the task's scripted solution
@@ -163,7 +170,7 @@ func watchPolicy(_ testing.TB, step int, _ llmtest.Request) string {
 // osworldApps are the programs the suite's tasks start; without one the
 // tests skip.
 var osworldApps = []string{"Xvfb", "openbox", "bwrap", "xterm", "gsettings", "vlc", "python3",
-	"chromium", "socat", "soffice", "gimp", "xdg-mime", "gnome-terminal"}
+	"chromium", "socat", "soffice", "gimp", "xdg-mime", "gnome-terminal", "sar"}
 
 // evalOSWorld runs the tasks of the suite the index file (or the suite's own
 // test_all.json, for index "") names through `deskpilot eval` with the
