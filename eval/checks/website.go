@@ -132,16 +132,16 @@ func websiteInfo(ctx context.Context, s *cdpSession, info map[string]any) (any, 
 // to be in the page, and gives the first one's innerText, or with attr its
 // attribute named name (nil when it has none).
 func (s *cdpSession) readElement(ctx context.Context, sel string, attr bool, name any, wait time.Duration) (any, error) {
-	js := `(() => { const e = document.querySelector(` + jsString(sel) + `); if (!e) return {found: false};
-		return {found: true, value: e.innerText}; })()`
+	value := "e.innerText"
 	if attr {
 		n, ok := name.(string)
 		if !ok {
 			return nil, errors.New("attribute is not a string")
 		}
-		js = `(() => { const e = document.querySelector(` + jsString(sel) + `); if (!e) return {found: false};
-		return {found: true, value: e.getAttribute(` + jsString(n) + `)}; })()`
+		value = "e.getAttribute(" + jsString(n) + ")"
 	}
+	js := `(() => { const e = document.querySelector(` + jsString(sel) + `); if (!e) return {found: false};
+		return {found: true, value: ` + value + `}; })()`
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	for {

@@ -50,7 +50,7 @@ func TestEvalOSWorldCachedInputs(t *testing.T) {
 	}
 	isolate(t)
 	cache := fillOSWorldCache(t, index, s)
-	res, stderr := evalOSWorldCached(t, index, cache, len(s.Tasks), nil)
+	res, stderr := evalOSWorldCached(t, index, cache, newScriptedModel(t, map[string]policy{"": idlePolicy}), len(s.Tasks), 2*len(s.Tasks))
 	for _, task := range s.Tasks {
 		r, ok := res[task.ID]
 		switch {
@@ -70,39 +70,23 @@ func TestEvalOSWorldCachedInputs(t *testing.T) {
 
 	// test_cached_solved.json lists exactly the tasks of test_cached.json
 	// that have a solution.
-	solvedIndex := filepath.Join(osworldSuite, "test_cached_solved.json")
-	solved, err := eval.Load(solvedIndex)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want, listed []string
+	var solved []osworldTask
+	var keys []string
 	for _, task := range s.Tasks {
-		if osworldSolution(t, task.ID) != nil {
-			want = append(want, task.ID)
+		if replies := osworldSolution(t, task.ID); replies != nil {
+			solved = append(solved, osworldTask{task.ID, osworldInstruction(t, task.ID), replies})
+			keys = append(keys, task.ID)
 		}
 	}
-	for _, task := range solved.Tasks {
-		listed = append(listed, task.ID)
+	solvedIndex := filepath.Join(osworldSuite, "test_cached_solved.json")
+	wantListed(t, solvedIndex, keys)
+	m, n := newScriptedModel(t, map[string]policy{}), 0
+	for _, task := range solved {
+		m.policies[task.instruction] = solutionPolicy(task.replies)
+		n += len(task.replies)
 	}
-	slices.Sort(want)
-	slices.Sort(listed)
-	if !slices.Equal(want, listed) {
-		t.Fatalf("test_cached_solved.json lists %q, the tasks of test_cached.json with a solution are %q", listed, want)
-	}
-	replies := map[string][]string{}
-	for _, task := range solved.Tasks {
-		replies[task.ID] = osworldSolution(t, task.ID)
-	}
-	res, stderr = evalOSWorldCached(t, solvedIndex, cache, len(solved.Tasks), replies)
-	for _, task := range solved.Tasks {
-		r, ok := res[task.ID]
-		switch {
-		case !ok:
-			t.Errorf("%s: no result", task.ID)
-		case !r.Correct || r.Status != "" || r.Error != "":
-			t.Errorf("%s: correct %v (score %g, status %q, error %q, check %q), want a pass", task.ID, r.Correct, r.Score, r.Status, r.Error, r.Check)
-		}
-	}
+	res, stderr = evalOSWorldCached(t, solvedIndex, cache, m, len(solved), n)
+	wantPasses(t, res, m, solved)
 	if t.Failed() {
 		t.Logf("stderr:\n%s", stderr)
 	}
@@ -160,18 +144,10 @@ func fillOSWorldCache(t *testing.T, index string, s *eval.Suite) string {
 	return cache
 }
 
-// evalOSWorldCached runs the index's tasks offline from the cache: those in
-// solutions (by key) with the replies of their solution, every other with a
-// model that does nothing.
-func evalOSWorldCached(t *testing.T, index, cache string, n int, solutions map[string][]string) (map[string]osworldResult, string) {
+// evalOSWorldCached runs the index's n tasks offline from the cache with
+// the scripted model, which gives at most replies replies.
+func evalOSWorldCached(t *testing.T, index, cache string, m *scriptedModel, n, replies int) (map[string]osworldResult, string) {
 	t.Helper()
-	policies := map[string]policy{"": idlePolicy}
-	replies := 2 * n
-	for key, r := range solutions {
-		policies[osworldInstruction(t, key)] = solutionPolicy(r)
-		replies += len(r)
-	}
-	m := newScriptedModel(t, policies)
 	srv := llmtest.New(t, m.replies(replies)...).URL
 	out := filepath.Join(t.TempDir(), "results")
 	stdout, stderr, code := runCLI(t.Context(), "eval", index, "--cache", cache, "--out", out, "--parallel", "2", "--json", "--yes",

@@ -227,6 +227,19 @@ func TestEvalOSWorldSolutions(t *testing.T) {
 	}
 	// test_solved.json, the suite's index of its solved tasks, lists exactly them.
 	index := filepath.Join(osworldSuite, "test_solved.json")
+	wantListed(t, index, keys)
+	m := newScriptedModel(t, policies)
+	res, stderr := evalOSWorld(t, index, m, n)
+	wantPasses(t, res, m, solved)
+	if t.Failed() {
+		t.Logf("stderr:\n%s", stderr)
+	}
+}
+
+// wantListed fails the test unless the index file lists exactly the tasks
+// of keys.
+func wantListed(t *testing.T, index string, keys []string) {
+	t.Helper()
 	s, err := eval.Load(index)
 	if err != nil {
 		t.Fatal(err)
@@ -235,13 +248,17 @@ func TestEvalOSWorldSolutions(t *testing.T) {
 	for _, task := range s.Tasks {
 		listed = append(listed, task.ID)
 	}
-	slices.Sort(keys)
+	keys = slices.Sorted(slices.Values(keys))
 	slices.Sort(listed)
 	if !slices.Equal(keys, listed) {
-		t.Fatalf("test_solved.json lists %q, the tasks with a solution are %q", listed, keys)
+		t.Fatalf("%s lists %q, the tasks with a solution are %q", filepath.Base(index), listed, keys)
 	}
-	m := newScriptedModel(t, policies)
-	res, stderr := evalOSWorld(t, index, m, n)
+}
+
+// wantPasses checks that each solved task passed, with every reply of its
+// solution asked for.
+func wantPasses(t *testing.T, res map[string]osworldResult, m *scriptedModel, solved []osworldTask) {
+	t.Helper()
 	for _, task := range solved {
 		r, ok := res[task.key]
 		if !ok {
@@ -254,9 +271,6 @@ func TestEvalOSWorldSolutions(t *testing.T) {
 		if m.calls(task.instruction) != len(task.replies) {
 			t.Errorf("%s: %d model calls, want %d", task.key, m.calls(task.instruction), len(task.replies))
 		}
-	}
-	if t.Failed() {
-		t.Logf("stderr:\n%s", stderr)
 	}
 }
 
