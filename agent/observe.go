@@ -170,23 +170,23 @@ func (r *runState) encodeAttachments(atts []script.Attachment) (parts []llm.Part
 // for "changed".
 func (r *runState) afterStep(ctx context.Context, acted bool) (*image.RGBA, bool, time.Duration, error) {
 	before := r.frame
-	r.kept = false
+	r.reuse.kept = false
 	r.ownBefore = r.ownRects()
 	ignore := r.ownIgnore()
 	if !acted {
-		f, err := vision.CaptureInto(ctx, r.screen, r.spare)
+		f, err := vision.CaptureInto(ctx, r.screen, r.reuse.spare)
 		if err != nil {
 			return nil, false, 0, fmt.Errorf("screenshot: %w", err)
 		}
 		same := vision.Same(before, f, ignore)
-		if same && before == r.seen && r.masksNothing() {
+		if same && before == r.reuse.seen && r.masksNothing() {
 			// Nothing changed: before stays the frame (outside deskpilot's
 			// windows, which the view masks, it is f), and f's buffer is
 			// the next capture's.
-			r.spare, r.kept = f, true
+			r.reuse.spare, r.reuse.kept = f, true
 			return before, false, 0, nil
 		}
-		r.frame, r.spare = f, nil
+		r.frame, r.reuse.spare = f, nil
 		return f, !same, 0, nil
 	}
 	sr, err := vision.Settle(ctx, r.screen, before, SettleOptions(ignore))

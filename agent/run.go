@@ -63,16 +63,7 @@ type runState struct {
 	// in a replay's takeover (agent/takeover.go), "" in runs.
 	source string
 
-	// A step that did not act finds the screen as it was more often than not.
-	// Its capture then goes to spare, a buffer no one else holds, and is
-	// dropped there: frame stays, kept (afterStep), and the Observer looks at
-	// it again (vision.Observer.Again) instead of a frame-sized buffer being
-	// allocated, faulted in and scaled each step. seen is the frame observed
-	// last, shown the view made of it.
-	spare *image.RGBA
-	kept  bool
-	seen  *image.RGBA
-	shown view
+	reuse frameReuse // what a step that did not act can look at again
 
 	// Secrets (agent/secrets.go): the filter of every text that leaves, the
 	// reply's stream through it, the fields to mask, the display as the run
@@ -82,6 +73,20 @@ type runState struct {
 	fields   secretFields
 	screen   vision.Capturer
 	elements script.ElementFinder
+}
+
+// frameReuse is how a step that did not act avoids a new frame. Such a step
+// finds the screen as it was more often than not. Its capture then goes to
+// spare, a buffer no one else holds, and is dropped there: the run's frame
+// stays, kept (afterStep), and the Observer looks at it again
+// (vision.Observer.Again) instead of a frame-sized buffer being allocated,
+// faulted in and scaled each step. seen is the frame observed last, shown the
+// view made of it.
+type frameReuse struct {
+	spare *image.RGBA
+	kept  bool
+	seen  *image.RGBA
+	shown view
 }
 
 // currentStep is the step now running; safe from any goroutine.
@@ -474,29 +479,29 @@ func (r *runState) observe(ctx context.Context, full *image.RGBA) (view, error) 
 	if err != nil {
 		return view{}, err
 	}
-	if r.kept && !r.masksNothing() {
+	if r.reuse.kept && !r.masksNothing() {
 		// The walk found a secret's field: paint a copy, not the kept frame
 		// (the trace and the watchers have it, the Observer took it as is).
-		full, r.kept = vision.Crop(full, full.Rect), false
-		if r.frame == r.seen {
+		full, r.reuse.kept = vision.Crop(full, full.Rect), false
+		if r.frame == r.reuse.seen {
 			r.frame = full
 		}
 	}
 	r.fields.paint(full, r.a.Display) // the walk may have moved a field
 	ov := vision.Overlay{Cursor: cursor, Marks: r.marks, Mask: mask, Boxes: boxes}
 	var o vision.Observation
-	if r.kept && full == r.seen {
+	if r.reuse.kept && full == r.reuse.seen {
 		o, err = r.obs.Again(ov)
 	} else {
 		o, err = r.obs.Observe(full, ov)
 	}
-	r.kept, r.seen = false, full
+	r.reuse.kept, r.reuse.seen = false, full
 	if err != nil {
-		r.seen, r.shown = nil, view{}
+		r.reuse.seen, r.reuse.shown = nil, view{}
 		return view{}, err
 	}
 	v := view{data: o.Data, format: string(o.Format), full: o.Full, notes: notes}
-	if last := r.shown; last.image != nil && last.format == v.format && bytes.Equal(last.data, v.data) {
+	if last := r.reuse.shown; last.image != nil && last.format == v.format && bytes.Equal(last.data, v.data) {
 		// The model sees what it saw: the image and bytes it was shown
 		// before (nobody writes to them) serve again.
 		v.image, v.data = last.image, last.data
@@ -504,7 +509,7 @@ func (r *runState) observe(ctx context.Context, full *image.RGBA) (view, error) 
 		// The Observer reuses its image; the UI gets its own copy.
 		v.image = vision.Crop(o.Image, o.Image.Rect)
 	}
-	r.shown = v
+	r.reuse.shown = v
 	return v, nil
 }
 
