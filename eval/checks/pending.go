@@ -13,11 +13,10 @@ import (
 // pendingMetrics are metrics not implemented here, by reason.
 func pendingMetrics() map[string]Metric {
 	reasons := map[string]string{
-		"compare_epub":                    "not implemented yet",
-		"compare_audios":                  "needs librosa's MFCC features, which Go has no equivalent of here",
-		"compare_videos":                  "needs OpenCV's frame decoding, not available here",
-		"compare_image_text":              "needs EasyOCR's model, which cannot be downloaded here",
-		"check_python_file_by_test_suite": "imports and runs the task's Python file in the evaluator itself; here that would have to run in the box; not implemented yet",
+		"compare_epub":       "compares HTML as lxml pretty-prints it, not reproduced here yet (its one task, multi_apps/42d25c08, also needs the network)",
+		"compare_audios":     "needs librosa's MFCC features, which Go has no equivalent of here",
+		"compare_videos":     "needs OpenCV's frame decoding, not available here",
+		"compare_image_text": "needs EasyOCR's model, which cannot be downloaded here",
 	}
 	out := map[string]Metric{}
 	for name, why := range reasons {
