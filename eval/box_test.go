@@ -5,6 +5,7 @@ package eval
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -558,6 +559,13 @@ func TestBoxPyautogui(t *testing.T) {
 func TestBoxChromeDevTools(t *testing.T) {
 	needTools(t, "chromium")
 	b := testBox(t)
+	boxedChrome(t, b)
+}
+
+// boxedChrome starts Chromium in the box as OSWorld's tasks start
+// google-chrome, with DevTools on 9222, and waits for its page.
+func boxedChrome(t *testing.T, b *box) {
+	t.Helper()
 	if err := b.launch(t.Context(), []string{"google-chrome", "--remote-debugging-port=9222", "data:text/html,<title>boxed</title>"}); err != nil {
 		t.Fatal(err)
 	}
@@ -577,6 +585,52 @@ func TestBoxChromeDevTools(t *testing.T) {
 		time.Sleep(250 * time.Millisecond)
 	}
 	t.Fatalf("chrome's DevTools in the box: %v", err)
+}
+
+// TestBoxPkillChrome: "pkill chrome", as OSWorld's postconfig steps end
+// Chrome, ends Chromium in the box, which shuts down as it does on SIGTERM,
+// writing its profile ("SessionEnded", not a crash). Other patterns reach
+// pkill as they are.
+func TestBoxPkillChrome(t *testing.T) {
+	needTools(t, "chromium", "pkill")
+	b := testBox(t)
+	boxedChrome(t, b)
+	run := func(args ...string) int {
+		t.Helper()
+		res, err := b.exec(t.Context(), command{args: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.code
+	}
+	if code := run("pkill", "-x", "no-such-program"); code != 1 {
+		t.Errorf("pkill -x no-such-program: exit %d, want 1 (nothing matched)", code)
+	}
+	if code := run("pkill", "chrome"); code != 0 {
+		t.Fatalf("pkill chrome: exit %d, want 0", code)
+	}
+	prefs := filepath.Join(b.home, ".config", "google-chrome", "Default", "Preferences")
+	for i := 0; ; i++ {
+		if run("pgrep", "chromium") == 1 {
+			break
+		}
+		if i == 240 {
+			t.Fatal("Chromium still runs a minute after pkill chrome")
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	data, err := os.ReadFile(prefs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p struct {
+		Profile struct {
+			ExitType string `json:"exit_type"`
+		} `json:"profile"`
+	}
+	if err := json.Unmarshal(data, &p); err != nil || p.Profile.ExitType != "SessionEnded" {
+		t.Errorf("Preferences after pkill chrome: exit_type %q (%v), want SessionEnded (written as Chromium shuts down on SIGTERM)", p.Profile.ExitType, err)
+	}
 }
 
 // TestBoxScreenLockTask runs OSWorld's os/a4d98375 ("lock my computer

@@ -27,15 +27,36 @@ const pythonShim = `#!/bin/sh
 exec python3 "$@"
 `
 
+// pkillShim is pkill where Chromium stands in for Google Chrome: OSWorld's
+// tasks end Chrome with "pkill chrome" (so that it writes its profile before
+// the check reads it, and a relaunch starts afresh), which matches Chrome's
+// processes on their VM but not Chromium's, named chromium. The pattern
+// "chrome" given alone matches both here; every other pattern, and every
+// option, go to pkill as they are.
+const pkillShim = `#!/bin/sh
+for a; do
+  shift
+  if [ "$a" = chrome ]; then set -- "$@" 'chrome|chromium'; else set -- "$@" "$a"; fi
+done
+exec /usr/bin/pkill "$@"
+`
+
 // prepareApps puts, in the task's ~/.local/bin (first on its PATH, in the box
 // and in the agent's environment), the programs of appAliases the box lacks
-// under OSWorld's name but has under Debian's.
+// under OSWorld's name but has under Debian's, and with Chromium as
+// google-chrome, pkillShim.
 func (b *box) prepareApps() error {
 	bin := filepath.Join(b.home, ".local", "bin")
-	shims := map[string]string{"google-chrome": chromeShim, "python": pythonShim}
+	shims := map[string]string{"google-chrome": chromeShim, "python": pythonShim, "pkill": pkillShim}
 	made := false
 	for name, script := range shims {
-		if boxHas(name) || !boxHas(appAliases[name]) {
+		switch {
+		case name == "pkill":
+			// with Chromium as google-chrome
+			if boxHas("google-chrome") || !boxHas("chromium") || !isExecutable("/usr/bin/pkill") {
+				continue
+			}
+		case boxHas(name) || !boxHas(appAliases[name]):
 			continue
 		}
 		if err := os.MkdirAll(bin, 0o755); err != nil {
@@ -56,11 +77,17 @@ func (b *box) prepareApps() error {
 // boxSystemPath is the box's PATH after the task's ~/.local/bin.
 var boxSystemPath = []string{"/usr/local/bin", "/usr/bin", "/bin"}
 
+// isExecutable reports whether path is an executable regular file.
+func isExecutable(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+}
+
 // boxHas reports whether the box finds the program name on its PATH (the
 // machine's system folders, which the box shares read-only).
 func boxHas(name string) bool {
 	for _, dir := range boxSystemPath {
-		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+		if isExecutable(filepath.Join(dir, name)) {
 			return true
 		}
 	}
