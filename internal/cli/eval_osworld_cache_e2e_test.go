@@ -100,8 +100,8 @@ func fillOSWorldCache(t *testing.T, index string, s *eval.Suite) string {
 	files := map[string][]byte{} // request URI on the server → stand-in
 	var hosts []string
 	for _, task := range s.Tasks {
-		names := inputNames(t, task.ID)
 		urls := task.URLs()
+		names := inputNames(t, task.ID, urls)
 		if len(urls) == 0 {
 			t.Fatalf("%s downloads nothing", task.ID)
 		}
@@ -146,10 +146,15 @@ func fillOSWorldCache(t *testing.T, index string, s *eval.Suite) string {
 
 // evalOSWorldCached runs the index's n tasks offline from the cache with
 // the scripted model, which gives at most replies replies.
+// $DESKPILOT_OSWORLD_OUT, if set, keeps the results folders there.
 func evalOSWorldCached(t *testing.T, index, cache string, m *scriptedModel, n, replies int) (map[string]osworldResult, string) {
 	t.Helper()
 	srv := llmtest.New(t, m.replies(replies)...).URL
 	out := filepath.Join(t.TempDir(), "results")
+	if keep := os.Getenv("DESKPILOT_OSWORLD_OUT"); keep != "" {
+		// to look at the runs' frames and logs afterwards
+		out = filepath.Join(keep, strings.TrimSuffix(filepath.Base(index), ".json"))
+	}
 	stdout, stderr, code := runCLI(t.Context(), "eval", index, "--cache", cache, "--out", out, "--parallel", "2", "--json", "--yes",
 		"--base-url", srv, "--model", "scripted", "--max-steps", "12", "--timeout", "3m")
 	var sum struct {
@@ -165,10 +170,11 @@ func evalOSWorldCached(t *testing.T, index, cache string, m *scriptedModel, n, r
 	return res, stderr
 }
 
-// inputNames maps each URL a task downloads to the file name it is saved
-// as (a download step's path, a cloud_file getter's dest), read from the task
-// file itself.
-func inputNames(t *testing.T, key string) map[string]string {
+// inputNames maps each URL a task downloads (of urls) to the file name it
+// is saved as (a download step's path, a cloud_file getter's dest), read
+// from the task file itself. An update_browse_history step's input, the
+// empty browser history it fills, is "History".
+func inputNames(t *testing.T, key string, urls []string) map[string]string {
 	t.Helper()
 	domain, id, _ := strings.Cut(key, "/")
 	data, err := os.ReadFile(filepath.Join(osworldSuite, "examples", domain, id+".json"))
@@ -187,10 +193,12 @@ func inputNames(t *testing.T, key string) map[string]string {
 		t.Fatal(err)
 	}
 	out := map[string]string{}
+	history := false
 	for _, s := range append(task.Config, task.Evaluator.Postconfig...) {
 		for _, f := range s.Parameters.Files {
 			out[f.URL] = path.Base(f.Path)
 		}
+		history = history || s.Type == "update_browse_history"
 	}
 	for _, raw := range []json.RawMessage{task.Evaluator.Result, task.Evaluator.Expected} {
 		var gs []cloudGetter
@@ -205,10 +213,16 @@ func inputNames(t *testing.T, key string) map[string]string {
 			}
 		}
 	}
+	for _, u := range urls {
+		if _, ok := out[u]; !ok && history {
+			out[u] = "History"
+		}
+	}
 	return out
 }
 
 type rawStep struct {
+	Type       string `json:"type"`
 	Parameters struct {
 		Files []struct {
 			URL  string `json:"url"`
