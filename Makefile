@@ -27,9 +27,10 @@ DEB_PKGS  := gcc pkg-config xvfb openbox xdotool x11-utils x11-xserver-utils xte
 # with and the only one here with an accessibility tree (check_left_panel
 # reads it; LibreOffice picks it by itself once installed: one package, 2 s).
 # sysstat, whose sar multi_apps/2373b66a runs (its setup "installs" it: the
-# box's sudo does an install of what is installed already).
+# box's sudo does an install of what is installed already), and jq, with
+# which chrome/3299584d's setup edits the browser's Preferences (the same).
 EVAL_APPS := chromium socat vlc libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-gtk3 thunderbird gimp nautilus totem \
-             gnome-terminal sysstat
+             gnome-terminal sysstat jq
 DEB_PKGS  += $(EVAL_APPS)
 # Wayland: headless sway (wlroots; the pixman renderer, no GPU) and mutter
 # with pipewire + wireplumber for the wlroots, gnome and portal backends'

@@ -5,6 +5,7 @@ package eval
 import (
 	"bufio"
 	"context"
+	"deskpilot/eval/checks"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -732,5 +733,40 @@ func TestBoxMissingApp(t *testing.T) {
 		`[{"type": "launch", "parameters": {"command": ["code", "--new-window"]}}]`, answerEval}})
 	if r := res["missing"]; r.Error != "setup: app not installed: code" {
 		t.Errorf("a task launching VS Code: error %q, want setup: app not installed: code", r.Error)
+	}
+}
+
+// TestBoxChromeSnapshotProfile: a fresh home has a browser profile, as
+// OSWorld's VM snapshot: chrome/3299584d's setup edits its Preferences with
+// jq (its command, verbatim), Chromium starts on it and keeps the edit, and
+// the check reads start-up pages, not Chrome's default.
+func TestBoxChromeSnapshotProfile(t *testing.T) {
+	needTools(t, "chromium", "jq", "pkill")
+	b := testBox(t)
+	const setup = `cd /home/user/.config/google-chrome/Default && jq '. + {"session":{"restore_on_startup":4, "startup_urls":["http://funbrain.com/"]}}' Preferences > temp && mv temp Preferences`
+	if res, err := b.exec(t.Context(), shell(setup)); err != nil || res.code != 0 {
+		t.Fatalf("the task's jq edit: %+v %v", res, err)
+	}
+	boxedChrome(t, b)
+	if res, err := b.exec(t.Context(), command{args: []string{"pkill", "chrome"}}); err != nil || res.code != 0 {
+		t.Fatalf("pkill chrome: %+v %v", res, err)
+	}
+	for i := 0; ; i++ {
+		if res, _ := b.exec(t.Context(), command{args: []string{"pgrep", "chromium"}}); res.code == 1 {
+			break
+		}
+		if i == 240 {
+			t.Fatal("Chromium still runs a minute after pkill chrome")
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	env := b.checkEnv("")
+	v, err := checks.Get(t.Context(), env, map[string]any{"type": "new_startup_page"})
+	if err != nil || v != "false" {
+		t.Errorf("new_startup_page after Chromium ran on the edited profile: %#v %v, want \"false\"", v, err)
+	}
+	data, err := os.ReadFile(filepath.Join(b.home, ".config", "google-chrome", "Default", "Preferences"))
+	if err != nil || !strings.Contains(string(data), "funbrain.com") || !strings.Contains(string(data), `"extensions"`) {
+		t.Errorf("Preferences after Chromium ran: %v; want the start-up page kept, in a file Chromium wrote", err)
 	}
 }

@@ -23,11 +23,21 @@ import (
 //     profile (soffice --headless --terminate_after_init): without it, a
 //     check that runs before LibreOffice has written its profile found no
 //     file.
+//   - chrome-Preferences is the Preferences of a Chrome profile that was
+//     used and closed: the keys of a new Chromium 156 profile that no check
+//     reads (its languages) and a clean exit (no "Restore pages?" bubble).
+//     The snapshot's browser has a profile, so tasks edit its Preferences in
+//     their setup (chrome/3299584d adds start-up pages with jq: in a fresh
+//     home without the file the edit did nothing, and the check, which takes
+//     no "session" key for the default start-up, passed once Chromium had
+//     written its own file).
 var (
 	//go:embed snapshot/vlcrc
 	snapshotVLCRC []byte
 	//go:embed snapshot/registrymodifications.xcu
 	snapshotLibreOffice []byte
+	//go:embed snapshot/chrome-Preferences
+	snapshotChrome []byte
 )
 
 // snapshotFolders are the folders of the snapshot's home (xdg-user-dirs').
@@ -38,7 +48,7 @@ var snapshotFolders = []string{"Desktop", "Documents", "Downloads", "Music", "Pi
 // GNOME has lock-enabled false; GSettings' default is true, with which
 // os/a4d98375 passed without the agent doing anything), the folders of an
 // Ubuntu home are there (tasks write into ~/Desktop without making it), and
-// VLC and LibreOffice have their settings files. (The default video player
+// VLC, LibreOffice and Chrome have their settings files. (The default video player
 // is system-wide: boxfiles.go.)
 func prepareDesktop(home string) error {
 	for _, d := range snapshotFolders {
@@ -50,6 +60,7 @@ func prepareDesktop(home string) error {
 		".config/glib-2.0/settings/keyfile":                    []byte("[org/gnome/desktop/screensaver]\nlock-enabled=false\n"),
 		".config/vlc/vlcrc":                                    snapshotVLCRC,
 		".config/libreoffice/4/user/registrymodifications.xcu": snapshotLibreOffice,
+		".config/google-chrome/Default/Preferences":            snapshotChrome,
 	} {
 		p := filepath.Join(home, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {

@@ -46,11 +46,7 @@ func chromeGetters() map[string]Getter {
 			}
 			return pyBoolStr(PyEqual(dig(d, nil, "session", "restore_on_startup"), int64(5)))
 		}, "Google"),
-		"data_delete_automacally": pref(func(d map[string]any) any {
-			p, _ := d["profile"].(map[string]any)
-			_, ok := p["default_content_setting_values"]
-			return pyBoolStr(ok && p["default_content_setting_values"] != nil)
-		}, "Google"),
+		"data_delete_automacally":       pref(dataDeleteAutomatically, "Google"),
 		"find_unpacked_extension_path":  pref(func(d map[string]any) any { return extensionField(d, "path") }, "Google"),
 		"find_installed_extension_name": pref(func(d map[string]any) any { return extensionField(d, "name") }, "Google"),
 		"enabled_experiments": {Fn: func(ctx context.Context, env Env, _ map[string]any) (any, error) {
@@ -62,6 +58,24 @@ func chromeGetters() map[string]Getter {
 		}},
 		"open_tabs_info": {Fn: getOpenTabsInfo},
 	}
+}
+
+// dataDeleteAutomatically is get_data_delete_automacally: "true" when the
+// profile has default content settings (clearing data on exit is one,
+// cookies 4). Chromium 156 keeps markers of its own migrations there in every
+// profile (has_migrated_local_network_access), which the Chrome of OSWorld's
+// VM predates: with them, a browser left as it was passed. Markers alone
+// count as none.
+func dataDeleteAutomatically(d map[string]any) any {
+	p, _ := d["profile"].(map[string]any)
+	v, ok := p["default_content_setting_values"]
+	if m, isMap := v.(map[string]any); isMap {
+		ok = false
+		for k := range m {
+			ok = ok || !strings.HasPrefix(k, "has_migrated_")
+		}
+	}
+	return pyBoolStr(ok && v != nil)
 }
 
 func pyBoolStr(b bool) string {

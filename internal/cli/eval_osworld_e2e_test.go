@@ -170,7 +170,7 @@ func watchPolicy(_ testing.TB, step int, _ llmtest.Request) string {
 // osworldApps are the programs the suite's tasks start; without one the
 // tests skip.
 var osworldApps = []string{"Xvfb", "openbox", "bwrap", "xterm", "gsettings", "vlc", "python3",
-	"chromium", "socat", "soffice", "gimp", "xdg-mime", "gnome-terminal", "sar"}
+	"chromium", "socat", "soffice", "gimp", "xdg-mime", "gnome-terminal", "sar", "jq"}
 
 // evalOSWorld runs the tasks of the suite the index file (or the suite's own
 // test_all.json, for index "") names through `deskpilot eval` with the
