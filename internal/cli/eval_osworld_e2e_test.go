@@ -174,12 +174,17 @@ var osworldApps = []string{"Xvfb", "openbox", "bwrap", "xterm", "gsettings", "vl
 
 // evalOSWorld runs the tasks of the suite the index file (or the suite's own
 // test_all.json, for index "") names through `deskpilot eval` with the
-// scripted model and returns the results by key.
+// scripted model and returns the results by key. $DESKPILOT_OSWORLD_OUT, if
+// set, keeps the results folders there.
 func evalOSWorld(t *testing.T, index string, m *scriptedModel, replies int) (map[string]osworldResult, string) {
 	t.Helper()
 	isolate(t)
 	srv := llmtest.New(t, m.replies(replies)...)
 	out := filepath.Join(t.TempDir(), "results")
+	if keep := os.Getenv("DESKPILOT_OSWORLD_OUT"); keep != "" {
+		// to look at the runs' frames and logs afterwards
+		out = filepath.Join(keep, strings.TrimSuffix(filepath.Base(index), ".json"))
+	}
 	suite := osworldSuite
 	if index != "" {
 		suite = index
