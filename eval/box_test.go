@@ -588,6 +588,18 @@ func boxedChrome(t *testing.T, b *box) {
 	t.Fatalf("chrome's DevTools in the box: %v", err)
 }
 
+// waitChromiumGone waits until no Chromium runs in the box, a minute at most.
+func waitChromiumGone(t *testing.T, b *box) {
+	t.Helper()
+	for range 240 {
+		if res, err := b.exec(t.Context(), command{args: []string{"pgrep", "chromium"}}); err == nil && res.code == 1 {
+			return
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	t.Fatal("Chromium still runs a minute after pkill chrome")
+}
+
 // TestBoxPkillChrome: "pkill chrome", as OSWorld's postconfig steps end
 // Chrome, ends Chromium in the box, which shuts down as it does on SIGTERM,
 // writing its profile ("SessionEnded", not a crash). Other patterns reach
@@ -611,15 +623,7 @@ func TestBoxPkillChrome(t *testing.T) {
 		t.Fatalf("pkill chrome: exit %d, want 0", code)
 	}
 	prefs := filepath.Join(b.home, ".config", "google-chrome", "Default", "Preferences")
-	for i := 0; ; i++ {
-		if run("pgrep", "chromium") == 1 {
-			break
-		}
-		if i == 240 {
-			t.Fatal("Chromium still runs a minute after pkill chrome")
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
+	waitChromiumGone(t, b)
 	data, err := os.ReadFile(prefs)
 	if err != nil {
 		t.Fatal(err)
@@ -751,15 +755,7 @@ func TestBoxChromeSnapshotProfile(t *testing.T) {
 	if res, err := b.exec(t.Context(), command{args: []string{"pkill", "chrome"}}); err != nil || res.code != 0 {
 		t.Fatalf("pkill chrome: %+v %v", res, err)
 	}
-	for i := 0; ; i++ {
-		if res, _ := b.exec(t.Context(), command{args: []string{"pgrep", "chromium"}}); res.code == 1 {
-			break
-		}
-		if i == 240 {
-			t.Fatal("Chromium still runs a minute after pkill chrome")
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
+	waitChromiumGone(t, b)
 	env := b.checkEnv("")
 	v, err := checks.Get(t.Context(), env, map[string]any{"type": "new_startup_page"})
 	if err != nil || v != "false" {
