@@ -29,8 +29,10 @@ DEB_PKGS  := gcc pkg-config xvfb openbox xdotool x11-utils x11-xserver-utils xte
 # sysstat, whose sar multi_apps/2373b66a runs (its setup "installs" it: the
 # box's sudo does an install of what is installed already), and jq, with
 # which chrome/3299584d's setup edits the browser's Preferences (the same).
+# python3-lxml, with which compare_epub pretty-prints the epubs' HTML as
+# OSWorld's function does (one package, 1.5 MB).
 EVAL_APPS := chromium socat vlc libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-gtk3 thunderbird gimp nautilus totem \
-             gnome-terminal sysstat jq
+             gnome-terminal sysstat jq python3-lxml
 DEB_PKGS  += $(EVAL_APPS)
 # Wayland: headless sway (wlroots; the pixman renderer, no GPU) and mutter
 # with pipewire + wireplumber for the wlroots, gnome and portal backends'

@@ -13,7 +13,6 @@ import (
 // pendingMetrics are metrics not implemented here, by reason.
 func pendingMetrics() map[string]Metric {
 	reasons := map[string]string{
-		"compare_epub":       "compares HTML as lxml pretty-prints it, not reproduced here yet (its one task, multi_apps/42d25c08, also needs the network)",
 		"compare_audios":     "needs librosa's MFCC features, which Go has no equivalent of here",
 		"compare_videos":     "needs OpenCV's frame decoding, not available here",
 		"compare_image_text": "needs EasyOCR's model, which cannot be downloaded here",

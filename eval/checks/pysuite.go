@@ -11,7 +11,8 @@ import (
 	"deskpilot/internal/smallfile"
 )
 
-// Bounds of the folder check_python_file_by_test_suite runs the test in.
+// Bounds of the files a check copies into the task's box
+// (check_python_file_by_test_suite, compare_epub).
 const (
 	maxSuiteFiles = 256       // files of the task's cache copied next to the test
 	maxSuiteBytes = 256 << 20 // their total size
@@ -63,8 +64,7 @@ func checkPythonFileByTestSuite(ctx context.Context, c Call) (Score, error) {
 			return Score{}, fmt.Errorf("check_python_file_by_test_suite: test_function_name is %s, not a string", PyType(v))
 		}
 	}
-	home := c.Env.Path("~")
-	folder, err := os.MkdirTemp(home, ".osworld-test-suite-")
+	folder, inBox, err := boxFolder(c.Env, ".osworld-test-suite-")
 	if err != nil {
 		return Score{}, fmt.Errorf("check_python_file_by_test_suite: %w", err)
 	}
@@ -72,7 +72,6 @@ func checkPythonFileByTestSuite(ctx context.Context, c Call) (Score, error) {
 	if err := copySuiteFiles(folder, c.Env.CacheDir(), test); err != nil {
 		return Score{}, fmt.Errorf("check_python_file_by_test_suite: %w", err)
 	}
-	inBox := "/home/user/" + filepath.Base(folder)
 	res, err := c.Env.Exec(ctx, []any{"python3", "-c", pySuiteRunner, inBox, inBox + "/" + filepath.Base(test), name}, false)
 	if err != nil {
 		return Score{}, fmt.Errorf("check_python_file_by_test_suite: %w", err)
@@ -88,45 +87,62 @@ func checkPythonFileByTestSuite(ctx context.Context, c Call) (Score, error) {
 	return Score{}, nil
 }
 
-// copySuiteFiles copies the regular files of cache (the task's cache folder,
-// where the getters put what they fetched), and test, into folder, within
-// maxSuiteFiles and maxSuiteBytes. Writes go through an os.Root of folder:
-// a program of the box that swaps the folder's entries for links cannot send
-// them elsewhere.
-func copySuiteFiles(folder, cache, test string) error {
+// boxFolder makes a new folder, named prefix and a random part, in the
+// task's home, for a check that runs a program in the task's box on files
+// it copies there: its path here and in the box. The caller removes it.
+func boxFolder(env Env, prefix string) (folder, inBox string, err error) {
+	folder, err = os.MkdirTemp(env.Path("~"), prefix)
+	if err != nil {
+		return "", "", err
+	}
+	return folder, "/home/user/" + filepath.Base(folder), nil
+}
+
+// copyInto copies files (pairs of a source and the name of its copy, later
+// ones replacing earlier ones of the same name) into folder, within
+// maxSuiteBytes in all. Writes go through an os.Root of folder: a program of
+// the box that swaps the folder's entries for links cannot send them
+// elsewhere.
+func copyInto(folder string, files [][2]string) error {
+	if len(files) > maxSuiteFiles {
+		return fmt.Errorf("%d files to copy, more than %d", len(files), maxSuiteFiles)
+	}
 	root, err := os.OpenRoot(folder)
 	if err != nil {
 		return err
 	}
 	defer root.Close()
-	entries, err := os.ReadDir(cache)
-	if err != nil {
-		return err
-	}
-	var srcs []string
-	for _, e := range entries {
-		if e.Type().IsRegular() {
-			srcs = append(srcs, filepath.Join(cache, e.Name()))
-		}
-	}
-	if filepath.Dir(test) != filepath.Clean(cache) {
-		srcs = append(srcs, test)
-	}
-	if len(srcs) > maxSuiteFiles {
-		return fmt.Errorf("the cache folder has %d files, more than %d", len(srcs), maxSuiteFiles)
-	}
 	var total int64
-	for _, src := range srcs {
-		data, err := smallfile.Read(src, maxSuiteBytes-total)
+	for _, f := range files {
+		data, err := smallfile.Read(f[0], maxSuiteBytes-total)
 		if err != nil {
 			return err
 		}
 		total += int64(len(data))
-		if err := root.WriteFile(filepath.Base(src), data, 0o644); err != nil {
+		if err := root.WriteFile(f[1], data, 0o644); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// copySuiteFiles copies the regular files of cache (the task's cache folder,
+// where the getters put what they fetched), and test, into folder.
+func copySuiteFiles(folder, cache, test string) error {
+	entries, err := os.ReadDir(cache)
+	if err != nil {
+		return err
+	}
+	var files [][2]string
+	for _, e := range entries {
+		if e.Type().IsRegular() {
+			files = append(files, [2]string{filepath.Join(cache, e.Name()), e.Name()})
+		}
+	}
+	if filepath.Dir(test) != filepath.Clean(cache) {
+		files = append(files, [2]string{test, filepath.Base(test)})
+	}
+	return copyInto(folder, files)
 }
 
 // lastLine is the last non-empty line of s, at most 300 bytes of it.
