@@ -30,9 +30,11 @@ DEB_PKGS  := gcc pkg-config xvfb openbox xdotool x11-utils x11-xserver-utils xte
 # box's sudo does an install of what is installed already), and jq, with
 # which chrome/3299584d's setup edits the browser's Preferences (the same).
 # python3-lxml, with which compare_epub pretty-prints the epubs' HTML as
-# OSWorld's function does (one package, 1.5 MB).
+# OSWorld's function does (one package, 1.5 MB); python3-opencv, with which
+# compare_videos reads the videos' frames as OSWorld's does (87 packages with
+# what it pulls in, GDAL, MPI and VTK among them: 33 s of apt-get install here).
 EVAL_APPS := chromium socat vlc libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-gtk3 thunderbird gimp nautilus totem \
-             gnome-terminal sysstat jq python3-lxml
+             gnome-terminal sysstat jq python3-lxml python3-opencv
 DEB_PKGS  += $(EVAL_APPS)
 # Wayland: headless sway (wlroots; the pixman renderer, no GPU) and mutter
 # with pipewire + wireplumber for the wlroots, gnome and portal backends'

@@ -3,7 +3,7 @@ package checks
 import "maps"
 
 // miscMetrics gathers the metrics of sqlrun.go, htmlcmp.go, slidefill.go,
-// pysuite.go, epub.go and the other files written for single tasks.
+// pysuite.go, epub.go, video.go and the other files written for single tasks.
 func miscMetrics() map[string]Metric {
 	m := map[string]Metric{}
 	for _, part := range []map[string]Metric{sqlMetrics(), {
@@ -13,6 +13,7 @@ func miscMetrics() map[string]Metric {
 		"compare_pdf_images":                         {Fn: comparePDFImages, Kwargs: true, Check: filePair},
 		"check_python_file_by_test_suite":            {Fn: checkPythonFileByTestSuite, Kwargs: true, Check: filePair},
 		"compare_epub":                               {Fn: compareEpub, Check: filePair},
+		"compare_videos":                             {Fn: compareVideos, Options: []string{"max_frames_to_check", "threshold"}, Check: filePair},
 	}} {
 		maps.Copy(m, part)
 	}

@@ -14,7 +14,6 @@ import (
 func pendingMetrics() map[string]Metric {
 	reasons := map[string]string{
 		"compare_audios":     "needs librosa's MFCC features: librosa is not a Debian package, and nothing here can fetch it",
-		"compare_videos":     "needs OpenCV's frame decoding and imagehash's phash: imagehash is not a Debian package, and Debian's python3-opencv would add 87 packages (GDAL, MPI, VTK) to every install",
 		"compare_image_text": "needs EasyOCR and its model: neither is a Debian package, and nothing here can fetch them",
 	}
 	out := map[string]Metric{}
