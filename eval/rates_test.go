@@ -48,7 +48,7 @@ func TestRatesThroughMerge(t *testing.T) {
 		return fmt.Sprintf(`{"func": "exact_match", "result": {"type": "vm_command_line", "command": %q, "shell": true}, "expected": {"type": "rule", "rules": {"expected": %q}}}`, cmd, want)
 	}
 	tasks := map[string]map[string]string{
-		"os":   {"o1": check("printf yes", "yes"), "o2": check("printf no", "yes"), "o3": `{"func": "compare_epub", "result": {"type": "vm_file", "path": "/home/user/a.epub", "dest": "a.epub"}, "expected": {"type": "vm_file", "path": "/home/user/b.epub", "dest": "b.epub"}}`},
+		"os":   {"o1": check("printf yes", "yes"), "o2": check("printf no", "yes"), "o3": `{"func": "compare_audios", "result": {"type": "vm_file", "path": "/home/user/a.mp3", "dest": "a.mp3"}, "expected": {"type": "vm_file", "path": "/home/user/b.mp3", "dest": "b.mp3"}}`},
 		"calc": {"c1": check("printf yes", "yes"), "c2": check("printf yes", "yes")},
 	}
 	index := map[string][]string{}
