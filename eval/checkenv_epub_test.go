@@ -6,7 +6,6 @@ import (
 	"archive/zip"
 	"bytes"
 	"os"
-	osexec "os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,15 +19,8 @@ import (
 // fraction); an archive that is not a zip scores 1, as in OSWorld; one
 // without toc.ncx, or with its .html in a folder, is an error.
 func TestCompareEpub(t *testing.T) {
-	needTools(t, "python3")
-	if err := osexec.Command("/usr/bin/python3", "-c", "import lxml.html").Run(); err != nil {
-		t.Fatalf("python3-lxml is not installed (make deps installs it): %v", err)
-	}
-	b := testBox(t)
-	m, ok := checks.Lookup("compare_epub")
-	if !ok {
-		t.Fatal("compare_epub is not a metric")
-	}
+	needPython(t, "lxml.html")
+	b, m := boxMetric(t, "compare_epub")
 	const toc = "<?xml version=\"1.0\"?>\n<ncx>\n<navMap>\n<navPoint id=\"%s\">\n</navMap>\n</ncx>\n"
 	const opf = "<?xml version=\"1.0\"?>\n<package>\n<dc:title>Pass Through</dc:title>\n<dc:identifier>%s</dc:identifier>\n</package>\n"
 	const ch1 = "<html><body><h1>Chapter 1</h1><p class=\"x\">The train left at noon.</p><p>Snow fell.</p></body></html>"
@@ -93,11 +85,7 @@ func TestCompareEpub(t *testing.T) {
 			case tt.want == "1" && s.Value != 1, tt.want == "0" && s.Value != 0, tt.want == "part" && (s.Value <= 0 || s.Value >= 1):
 				t.Errorf("score %v (%s), want %s", s.Value, s.Note, tt.want)
 			}
-			for _, e := range mustReadDir(t, b.home) {
-				if strings.HasPrefix(e.Name(), ".osworld-epub-") {
-					t.Errorf("%s is left in the task's home", e.Name())
-				}
-			}
+			wantNoFolder(t, b, ".osworld-epub-")
 		})
 	}
 }

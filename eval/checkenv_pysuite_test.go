@@ -4,6 +4,7 @@ package eval
 
 import (
 	"os"
+	osexec "os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,12 +20,8 @@ import (
 // program sees the box (its home, not the evaluator's files or environment),
 // and the folder it ran in is gone afterwards.
 func TestCheckPythonFileByTestSuite(t *testing.T) {
-	b := testBox(t)
+	b, m := boxMetric(t, "check_python_file_by_test_suite")
 	t.Setenv("DESKPILOT_SECRET_PYSUITE", "planted-in-the-evaluator")
-	m, ok := checks.Lookup("check_python_file_by_test_suite")
-	if !ok {
-		t.Fatal("check_python_file_by_test_suite is not a metric")
-	}
 	env := b.checkEnv("")
 	const fixed = "def eats(head, food):\n    return head == food\n"
 	const broken = "def eats(head, food):\n    return False\n"
@@ -80,15 +77,42 @@ func TestCheckPythonFileByTestSuite(t *testing.T) {
 			case tt.wantErr == "" && s.Value != tt.want:
 				t.Errorf("score %v, want %v", s.Value, tt.want)
 			}
-			for _, e := range mustReadDir(t, b.home) {
-				if strings.HasPrefix(e.Name(), ".osworld-test-suite-") {
-					t.Errorf("%s is left in the task's home", e.Name())
-				}
-			}
+			wantNoFolder(t, b, ".osworld-test-suite-")
 		})
 	}
 	if _, err := m.Fn(t.Context(), checks.Call{Env: env, Result: nil, Expected: nil}); err == nil {
 		t.Error("no test file: no error")
+	}
+}
+
+// boxMetric is a task's box and the metric name, which checks it in that box.
+func boxMetric(t *testing.T, name string) (*box, checks.Metric) {
+	t.Helper()
+	b := testBox(t)
+	m, ok := checks.Lookup(name)
+	if !ok {
+		t.Fatalf("%s is not a metric", name)
+	}
+	return b, m
+}
+
+// wantNoFolder fails the test when a folder named prefix... is left in the
+// task's home.
+func wantNoFolder(t *testing.T, b *box, prefix string) {
+	t.Helper()
+	for _, e := range mustReadDir(t, b.home) {
+		if strings.HasPrefix(e.Name(), prefix) {
+			t.Errorf("%s is left in the task's home", e.Name())
+		}
+	}
+}
+
+// needPython fails the test unless the machine's python3 imports modules
+// (Debian packages the Makefile installs).
+func needPython(t *testing.T, modules string) {
+	t.Helper()
+	if out, err := osexec.Command("/usr/bin/python3", "-c", "import "+modules).CombinedOutput(); err != nil {
+		t.Fatalf("python3 cannot import %s (make deps installs it): %v: %s", modules, err, out)
 	}
 }
 

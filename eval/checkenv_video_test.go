@@ -36,14 +36,8 @@ w.release()
 // frames compared; a missing result fails, and two files that are not
 // videos pass, as in OSWorld (both "end" at once).
 func TestCompareVideos(t *testing.T) {
-	if err := osexec.Command("/usr/bin/python3", "-c", "import cv2, numpy, PIL").Run(); err != nil {
-		t.Fatalf("python3-opencv or python3-pil is not installed (make deps installs them): %v", err)
-	}
-	b := testBox(t)
-	m, ok := checks.Lookup("compare_videos")
-	if !ok {
-		t.Fatal("compare_videos is not a metric")
-	}
+	needPython(t, "cv2, numpy, PIL")
+	b, m := boxMetric(t, "compare_videos")
 	video := func(name, frames, flip, change, fourcc string) string {
 		t.Helper()
 		p := filepath.Join(b.cache, name)
@@ -88,11 +82,7 @@ func TestCompareVideos(t *testing.T) {
 			case s.Value != tt.want:
 				t.Errorf("score %v (%s), want %v", s.Value, s.Note, tt.want)
 			}
-			for _, e := range mustReadDir(t, b.home) {
-				if strings.HasPrefix(e.Name(), ".osworld-videos-") {
-					t.Errorf("%s is left in the task's home", e.Name())
-				}
-			}
+			wantNoFolder(t, b, ".osworld-videos-")
 		})
 	}
 }

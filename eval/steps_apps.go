@@ -47,22 +47,24 @@ exec /usr/bin/pkill "$@"
 // google-chrome, pkillShim.
 func (b *box) prepareApps() error {
 	bin := filepath.Join(b.home, ".local", "bin")
-	shims := map[string]string{"google-chrome": chromeShim, "python": pythonShim, "pkill": pkillShim}
+	aliased := func(name string) bool { return !boxHas(name) && boxHas(appAliases[name]) }
+	shims := []struct {
+		name, script string
+		needed       bool
+	}{
+		{"google-chrome", chromeShim, aliased("google-chrome")},
+		{"python", pythonShim, aliased("python")},
+		{"pkill", pkillShim, aliased("google-chrome") && isExecutable("/usr/bin/pkill")},
+	}
 	made := false
-	for name, script := range shims {
-		switch {
-		case name == "pkill":
-			// with Chromium as google-chrome
-			if boxHas("google-chrome") || !boxHas("chromium") || !isExecutable("/usr/bin/pkill") {
-				continue
-			}
-		case boxHas(name) || !boxHas(appAliases[name]):
+	for _, s := range shims {
+		if !s.needed {
 			continue
 		}
 		if err := os.MkdirAll(bin, 0o755); err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
+		if err := os.WriteFile(filepath.Join(bin, s.name), []byte(s.script), 0o755); err != nil {
 			return err
 		}
 		made = true

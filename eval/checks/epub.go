@@ -2,12 +2,8 @@ package checks
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
-	"strings"
 )
 
 // pyEpubText is OSWorld's process_epub, run by python3 with lxml (the
@@ -70,20 +66,17 @@ func compareEpub(ctx context.Context, c Call) (Score, error) {
 	if !ok {
 		return Score{}, errNoExpected
 	}
-	folder, inBox, err := boxFolder(c.Env, ".osworld-epub-")
+	folder, inBox, err := boxFolder(c.Env, ".osworld-epub-", [][2]string{{res, "result.epub"}, {exp, "expected.epub"}})
 	if err != nil {
 		return Score{}, fmt.Errorf("compare_epub: %w", err)
 	}
 	defer os.RemoveAll(folder)
-	if err := copyInto(folder, [][2]string{{res, "result.epub"}, {exp, "expected.epub"}}); err != nil {
-		return Score{}, fmt.Errorf("compare_epub: %w", err)
-	}
 	r, err := c.Env.Exec(ctx, []any{"python3", "-I", "-c", pyEpubText, inBox + "/texts.json", inBox + "/result.epub", inBox + "/expected.epub"}, false)
 	if err != nil {
 		return Score{}, fmt.Errorf("compare_epub: %w", err)
 	}
 	if r.Code != 0 {
-		return Score{}, fmt.Errorf("compare_epub: reading the epubs failed (exit %d): %s", r.Code, lastLine(r.Stderr))
+		return Score{}, fmt.Errorf("compare_epub: reading the epubs failed (exit %d): %s", r.Code, stderrLine(r.Stderr))
 	}
 	var texts [][]string
 	if err := readBoxJSON(folder, "texts.json", &texts); err != nil || len(texts) != 2 {
@@ -91,39 +84,12 @@ func compareEpub(ctx context.Context, c Call) (Score, error) {
 	}
 	v, worst := 1.0, ""
 	for i := range min(len(texts[0]), len(texts[1])) {
-		norm := strings.NewReplacer("\r\n", "\n", "\r", "\n")
-		r := seqRatio(splitLines(norm.Replace(texts[0][i])), splitLines(norm.Replace(texts[1][i])))
+		// as diff_text_file reads the files process_epub wrote
+		r := seqRatio(splitLines(universalNewlines(texts[0][i])), splitLines(universalNewlines(texts[1][i])))
 		if r < 1 && worst == "" {
 			worst = fmt.Sprintf("file %d of the result is %.3f similar", i+1, r)
 		}
 		v *= r
 	}
 	return Score{Value: v, Note: worst}, nil
-}
-
-// readBoxJSON decodes the JSON file name that a program of the box wrote
-// into folder, read through an os.Root of folder (a link cannot lead out of
-// it) and within maxSuiteBytes.
-func readBoxJSON(folder, name string, v any) error {
-	root, err := os.OpenRoot(folder)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	f, err := root.Open(name)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return errors.New(name + " is not a regular file")
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxSuiteBytes+1))
-	if err != nil {
-		return err
-	}
-	if len(data) > maxSuiteBytes {
-		return fmt.Errorf("%s: more than %d bytes", name, maxSuiteBytes)
-	}
-	return json.Unmarshal(data, v)
 }

@@ -26,8 +26,12 @@ func readText(path string) (string, error) {
 	if !utf8.Valid(data) {
 		return "", fmt.Errorf("%s is not UTF-8 text", path)
 	}
-	s := strings.ReplaceAll(string(data), "\r\n", "\n")
-	return strings.ReplaceAll(s, "\r", "\n"), nil
+	return universalNewlines(string(data)), nil
+}
+
+// universalNewlines reads "\r\n" and "\r" as "\n", as Python's text files do.
+func universalNewlines(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
 }
 
 // pathArg returns a getter value that must be a file path (a string); nil is

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"strings"
 )
 
 // pyCompareVideos is OSWorld's compare_videos, run by python3 with OpenCV
@@ -58,13 +57,8 @@ print("1" if ok else "0")
 // task's box on copies of the two videos in a new folder of its home,
 // removed afterwards.
 func compareVideos(ctx context.Context, c Call) (Score, error) {
-	folder, inBox, err := boxFolder(c.Env, ".osworld-videos-")
-	if err != nil {
-		return Score{}, fmt.Errorf("compare_videos: %w", err)
-	}
-	defer os.RemoveAll(folder)
 	var files [][2]string
-	args := []any{nil, nil}
+	args := []any{nil, nil} // paths in the box; null for no file
 	for i, v := range []any{c.Result, c.Expected} {
 		p, ok, err := pathArg(v, "compare_videos")
 		if err != nil {
@@ -73,15 +67,22 @@ func compareVideos(ctx context.Context, c Call) (Score, error) {
 		if ok {
 			name := [2]string{"result", "expected"}[i]
 			files = append(files, [2]string{p, name})
-			args[i] = inBox + "/" + name
+			args[i] = name
 		}
 	}
-	if err := copyInto(folder, files); err != nil {
+	folder, inBox, err := boxFolder(c.Env, ".osworld-videos-", files)
+	if err != nil {
 		return Score{}, fmt.Errorf("compare_videos: %w", err)
 	}
-	opts := map[string]any{}
-	for k, v := range c.Options {
-		opts[k] = v
+	defer os.RemoveAll(folder)
+	for i, a := range args {
+		if a != nil {
+			args[i] = inBox + "/" + a.(string)
+		}
+	}
+	opts := c.Options
+	if opts == nil {
+		opts = map[string]any{} // **{} in Python
 	}
 	a, err := json.Marshal(args)
 	if err != nil {
@@ -95,12 +96,11 @@ func compareVideos(ctx context.Context, c Call) (Score, error) {
 	if err != nil {
 		return Score{}, fmt.Errorf("compare_videos: %w", err)
 	}
-	lines := strings.Split(strings.TrimRight(r.Stdout, "\n"), "\n")
-	verdict := lines[len(lines)-1]
-	if r.Code != 0 || (verdict != "0" && verdict != "1") {
-		return Score{}, fmt.Errorf("compare_videos: reading the videos failed (exit %d): %s", r.Code, lastLine(r.Stderr))
+	same, err := boxVerdict(r)
+	if err != nil {
+		return Score{}, fmt.Errorf("compare_videos: reading the videos failed (%w)", err)
 	}
-	if verdict == "1" {
+	if same {
 		return Score{Value: 1}, nil
 	}
 	return Score{Note: "the videos' frames differ"}, nil

@@ -150,11 +150,7 @@ func fillOSWorldCache(t *testing.T, index string, s *eval.Suite) string {
 func evalOSWorldCached(t *testing.T, index, cache string, m *scriptedModel, n, replies int) (map[string]osworldResult, string) {
 	t.Helper()
 	srv := llmtest.New(t, m.replies(replies)...).URL
-	out := filepath.Join(t.TempDir(), "results")
-	if keep := os.Getenv("DESKPILOT_OSWORLD_OUT"); keep != "" {
-		// to look at the runs' frames and logs afterwards
-		out = filepath.Join(keep, strings.TrimSuffix(filepath.Base(index), ".json"))
-	}
+	out := osworldResultsDir(t, index)
 	stdout, stderr, code := runCLI(t.Context(), "eval", index, "--cache", cache, "--out", out, "--parallel", "2", "--json", "--yes",
 		"--base-url", srv, "--model", "scripted", "--max-steps", "12", "--timeout", "3m")
 	var sum struct {

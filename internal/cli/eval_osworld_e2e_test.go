@@ -172,6 +172,20 @@ func watchPolicy(_ testing.TB, step int, _ llmtest.Request) string {
 var osworldApps = []string{"Xvfb", "openbox", "bwrap", "xterm", "gsettings", "vlc", "python3",
 	"chromium", "socat", "soffice", "gimp", "xdg-mime", "gnome-terminal", "sar", "jq"}
 
+// osworldResultsDir is where a run of the index file's tasks writes its
+// results: a temporary folder, or with $DESKPILOT_OSWORLD_OUT set a folder
+// there named after the index, kept to look at the runs' frames and logs.
+func osworldResultsDir(t *testing.T, index string) string {
+	keep := os.Getenv("DESKPILOT_OSWORLD_OUT")
+	if keep == "" {
+		return filepath.Join(t.TempDir(), "results")
+	}
+	if index == "" {
+		index = "test_all.json"
+	}
+	return filepath.Join(keep, strings.TrimSuffix(filepath.Base(index), ".json"))
+}
+
 // evalOSWorld runs the tasks of the suite the index file (or the suite's own
 // test_all.json, for index "") names through `deskpilot eval` with the
 // scripted model and returns the results by key. $DESKPILOT_OSWORLD_OUT, if
@@ -180,11 +194,7 @@ func evalOSWorld(t *testing.T, index string, m *scriptedModel, replies int) (map
 	t.Helper()
 	isolate(t)
 	srv := llmtest.New(t, m.replies(replies)...)
-	out := filepath.Join(t.TempDir(), "results")
-	if keep := os.Getenv("DESKPILOT_OSWORLD_OUT"); keep != "" {
-		// to look at the runs' frames and logs afterwards
-		out = filepath.Join(keep, strings.TrimSuffix(filepath.Base(index), ".json"))
-	}
+	out := osworldResultsDir(t, index)
 	suite := osworldSuite
 	if index != "" {
 		suite = index
