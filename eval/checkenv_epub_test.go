@@ -5,6 +5,7 @@ package eval
 import (
 	"archive/zip"
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,20 +46,21 @@ func TestCompareEpub(t *testing.T) {
 		return epub("toc.ncx", strings.ReplaceAll(toc, "%s", id), "content.opf", strings.ReplaceAll(opf, "%s", id), "chapter1.html", chapter)
 	}
 	gold := book("gold-id", ch1)
+	one, none, part := [2]float64{1, 1}, [2]float64{0, 0}, [2]float64{math.SmallestNonzeroFloat64, math.Nextafter(1, 0)}
 	tests := []struct {
 		name    string
-		result  []byte // nil: no result file
-		want    string // "1", "0", "part" (strictly between)
+		result  []byte     // nil: no result file
+		want    [2]float64 // the score's bounds
 		wantErr string
 	}{
-		{"same book, other ids", book("other-id", ch1), "1", ""},
-		{"line breaks and markup spelling", book("x", "<html>\n<body>\r\n<h1>Chapter 1</h1>\n<p class=x>The train left at noon.</p>\n<p>Snow fell.</p></body></html>"), "1", ""},
-		{"other text", book("x", "<html><body><h1>Chapter 1</h1><p class=\"x\">The train left at dawn.</p><p>Snow fell.</p></body></html>"), "part", ""},
-		{"no result", nil, "0", ""},
-		{"not a zip", []byte("plain text, not an epub"), "1", ""},
-		{"no toc.ncx", epub("content.opf", opf, "chapter1.html", ch1), "", "toc.ncx"},
-		{"html in a folder", epub("toc.ncx", toc, "content.opf", opf, "OEBPS/chapter1.html", ch1), "", "in a folder"},
-		{"not UTF-8", book("x", "<html><body><p>\xff\xfe</p></body></html>"), "", "decode"},
+		{"same book, other ids", book("other-id", ch1), one, ""},
+		{"line breaks and markup spelling", book("x", "<html>\n<body>\r\n<h1>Chapter 1</h1>\n<p class=x>The train left at noon.</p>\n<p>Snow fell.</p></body></html>"), one, ""},
+		{"other text", book("x", "<html><body><h1>Chapter 1</h1><p class=\"x\">The train left at dawn.</p><p>Snow fell.</p></body></html>"), part, ""},
+		{"no result", nil, none, ""},
+		{"not a zip", []byte("plain text, not an epub"), one, ""},
+		{"no toc.ncx", epub("content.opf", opf, "chapter1.html", ch1), none, "toc.ncx"},
+		{"html in a folder", epub("toc.ncx", toc, "content.opf", opf, "OEBPS/chapter1.html", ch1), none, "in a folder"},
+		{"not UTF-8", book("x", "<html><body><p>\xff\xfe</p></body></html>"), none, "decode"},
 	}
 	exp := filepath.Join(b.cache, "Pass Through Gold.epub")
 	if err := os.WriteFile(exp, gold, 0o600); err != nil {
@@ -75,16 +77,7 @@ func TestCompareEpub(t *testing.T) {
 				res = p
 			}
 			s, err := m.Fn(t.Context(), checks.Call{Env: b.checkEnv(""), Result: res, Expected: exp})
-			switch {
-			case tt.wantErr != "":
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Errorf("score %v, error %v; want an error with %q", s.Value, err, tt.wantErr)
-				}
-			case err != nil:
-				t.Errorf("error %v", err)
-			case tt.want == "1" && s.Value != 1, tt.want == "0" && s.Value != 0, tt.want == "part" && (s.Value <= 0 || s.Value >= 1):
-				t.Errorf("score %v (%s), want %s", s.Value, s.Note, tt.want)
-			}
+			wantScore(t, s, err, tt.wantErr, tt.want[0], tt.want[1])
 			wantNoFolder(t, b, ".osworld-epub-")
 		})
 	}

@@ -69,14 +69,7 @@ func TestCheckPythonFileByTestSuite(t *testing.T) {
 				opts["test_function_name"] = tt.fn
 			}
 			s, err := m.Fn(t.Context(), checks.Call{Env: env, Result: filepath.Join(b.cache, "snake.py"), Expected: testFile, Options: opts})
-			switch {
-			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
-				t.Errorf("score %v, error %v; want an error with %q", s.Value, err, tt.wantErr)
-			case tt.wantErr == "" && err != nil:
-				t.Errorf("error %v; want %v", err, tt.want)
-			case tt.wantErr == "" && s.Value != tt.want:
-				t.Errorf("score %v, want %v", s.Value, tt.want)
-			}
+			wantScore(t, s, err, tt.wantErr, tt.want, tt.want)
 			wantNoFolder(t, b, ".osworld-test-suite-")
 		})
 	}
@@ -94,6 +87,22 @@ func boxMetric(t *testing.T, name string) (*box, checks.Metric) {
 		t.Fatalf("%s is not a metric", name)
 	}
 	return b, m
+}
+
+// wantScore checks a metric's outcome: an error holding wantErr when that is
+// set, else no error and a score from lo to hi.
+func wantScore(t *testing.T, s checks.Score, err error, wantErr string, lo, hi float64) {
+	t.Helper()
+	switch {
+	case wantErr != "":
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("score %v, error %v; want an error with %q", s.Value, err, wantErr)
+		}
+	case err != nil:
+		t.Errorf("error %v", err)
+	case s.Value < lo || s.Value > hi:
+		t.Errorf("score %v (%s), want %v to %v", s.Value, s.Note, lo, hi)
+	}
 }
 
 // wantNoFolder fails the test when a folder named prefix... is left in the

@@ -6,7 +6,6 @@ import (
 	"os"
 	osexec "os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"deskpilot/eval/checks"
@@ -72,16 +71,7 @@ func TestCompareVideos(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s, err := m.Fn(t.Context(), checks.Call{Env: b.checkEnv(""), Result: tt.result, Expected: tt.expected, Options: tt.opts})
-			switch {
-			case tt.wantErr != "":
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Errorf("score %v, error %v; want an error with %q", s.Value, err, tt.wantErr)
-				}
-			case err != nil:
-				t.Errorf("error %v", err)
-			case s.Value != tt.want:
-				t.Errorf("score %v (%s), want %v", s.Value, s.Note, tt.want)
-			}
+			wantScore(t, s, err, tt.wantErr, tt.want, tt.want)
 			wantNoFolder(t, b, ".osworld-videos-")
 		})
 	}
